@@ -1,0 +1,45 @@
+// Bytes in memory -> 8-bit BGR cv::Mat. Probing reads only the header, so an image whose
+// declared size is over the pixel limit is refused before any pixel memory is allocated.
+// Thread-safety: pure functions, safe from any thread.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include <opencv2/core/mat.hpp>
+
+#include "common/status.h"
+
+namespace ocr::image {
+
+enum class Format { kUnknown, kJpeg, kPng, kWebp, kBmp, kTiff, kPdf };
+
+std::string_view FormatName(Format format);  // "jpeg", "png", ..., "pdf", "unknown"
+
+// Decides the format from magic bytes alone (never from names or headers the client sends).
+Format SniffFormat(std::span<const std::uint8_t> bytes);
+
+struct ImageInfo {
+  Format format = Format::kUnknown;
+  int width = 0;   // as stored, before EXIF orientation is applied
+  int height = 0;
+};
+
+// Reads width and height from the file header without decoding pixels.
+// Errors: kUnsupportedMediaType (not a supported image format; PDFs included),
+// kUndecodableImage (a known format whose header is truncated or malformed).
+Result<ImageInfo> ProbeImage(std::span<const std::uint8_t> bytes);
+
+struct DecodeOptions {
+  // Largest accepted width x height; checked from the header before decoding.
+  std::int64_t max_pixels = 50'000'000;
+};
+
+// Decodes JPEG, PNG, WebP, BMP or TIFF (first frame) into CV_8UC3 BGR: EXIF orientation is
+// applied, gray is expanded, alpha is composited onto white, 16-bit samples are scaled to 8 bit.
+// Errors: those of ProbeImage, plus kImageTooLarge (over options.max_pixels) and
+// kUndecodableImage (the decoder rejects the data).
+Result<cv::Mat> DecodeImage(std::span<const std::uint8_t> bytes, const DecodeOptions& options = {});
+
+}  // namespace ocr::image

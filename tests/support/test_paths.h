@@ -1,0 +1,40 @@
+// Where tests find their inputs. Thread-safe (pure functions).
+//
+// ../shared/testdata sits beside the checkout in the team's workspace and in CI, but a plain clone
+// does not have it: tests that need it call SharedTestdataOrSkip() and skip with a clear message.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "common/status.h"
+
+namespace ocr::testing {
+
+std::filesystem::path SourceDir();
+
+// The build tree (where onnxocr and the test binaries are).
+std::filesystem::path BinaryDir();
+
+// models/ppocrv4 as installed by scripts/bootstrap (always present after bootstrap).
+std::filesystem::path DefaultModelDir();
+
+// ../shared/testdata if present (override with OCR_SHARED_TESTDATA), else nullopt.
+std::optional<std::filesystem::path> SharedTestdata();
+
+std::string ReadFileOrDie(const std::filesystem::path& path);
+
+}  // namespace ocr::testing
+
+// Skips the current test when ../shared/testdata is missing.
+#define OCR_SHARED_TESTDATA_OR_SKIP(var)                                                  \
+  auto var##_opt = ::ocr::testing::SharedTestdata();                                      \
+  if (!var##_opt) GTEST_SKIP() << "../shared/testdata not found beside the checkout; "    \
+                                  "set OCR_SHARED_TESTDATA to run this test";             \
+  const std::filesystem::path var = *var##_opt
+
+#define EXPECT_OK(expr) EXPECT_TRUE((expr).ok()) << (expr).status().ToString()
+#define ASSERT_OK(expr) ASSERT_TRUE((expr).ok()) << (expr).status().ToString()
