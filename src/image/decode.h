@@ -22,7 +22,7 @@ Format SniffFormat(std::span<const std::uint8_t> bytes);
 
 struct ImageInfo {
   Format format = Format::kUnknown;
-  int width = 0;   // as stored, before EXIF orientation is applied
+  int width = 0;  // as stored, before EXIF orientation is applied
   int height = 0;
 };
 
@@ -36,10 +36,14 @@ struct DecodeOptions {
   std::int64_t max_pixels = 50'000'000;
 };
 
-// Decodes JPEG, PNG, WebP, BMP or TIFF (first frame) into CV_8UC3 BGR: EXIF orientation is
-// applied, gray is expanded, alpha is composited onto white, 16-bit samples are scaled to 8 bit.
-// Errors: those of ProbeImage, plus kImageTooLarge (over options.max_pixels) and
-// kUndecodableImage (the decoder rejects the data).
+// Decodes JPEG, PNG, WebP, BMP or TIFF (first frame) into CV_8UC3 BGR: a JPEG's EXIF orientation
+// is applied (OpenCV 4.6 reads it for JPEG only), gray is expanded, alpha is composited onto
+// white, 16-bit samples are scaled to 8 bit.
+// Errors: those of ProbeImage, plus kImageTooLarge (over options.max_pixels),
+// kUndecodableImage (the decoder rejects the data) and kResourceExhausted (out of memory).
 Result<cv::Mat> DecodeImage(std::span<const std::uint8_t> bytes, const DecodeOptions& options = {});
+
+// Keeps OpenCV's codec warnings (one per bad upload) off stderr. Call once at start-up.
+void QuietCodecWarnings();
 
 }  // namespace ocr::image

@@ -18,9 +18,30 @@ using Quad = std::array<Point, 4>;
 
 // One recognized text line.
 struct TextLine {
-  std::string text;        // UTF-8
-  float confidence = 0;    // mean of the kept CTC max probabilities, in [0, 1]
+  std::string text;      // UTF-8
+  float confidence = 0;  // mean of the kept CTC max probabilities, in [0, 1]
   Quad box;
+};
+
+}  // namespace ocr::pipeline
+
+namespace ocr::pipeline {
+
+// Milliseconds spent in each stage of one image, summed over batches. Filled by Pipeline::Run
+// for the bench command, /metrics and the access log.
+struct StageTimes {
+  double det_pre_ms = 0;
+  double det_infer_ms = 0;
+  double det_post_ms = 0;
+  double crop_ms = 0;
+  double cls_pre_ms = 0;
+  double cls_infer_ms = 0;
+  double rec_pre_ms = 0;
+  double rec_infer_ms = 0;
+  double ctc_ms = 0;
+  int det_calls = 0;
+  int cls_calls = 0;
+  int rec_calls = 0;
 };
 
 }  // namespace ocr::pipeline

@@ -1,0 +1,30 @@
+// onnxocr: dispatches to the subcommands. Each subcommand lives in its own file.
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/exit_codes.h"
+#include "cli/run_command.h"
+#include "engine/ort_model.h"
+
+#ifndef OCR_VERSION
+#define OCR_VERSION "0.0.0"
+#endif
+
+int main(int argc, char** argv) {
+  CLI::App app{"OnnxOCR Server: PaddleOCR models on ONNX Runtime", "onnxocr"};
+  app.set_version_flag("--version",
+                       [] { return std::string("onnxocr ") + OCR_VERSION + " (ONNX Runtime " +
+                                   ocr::engine::Runtime::Version() + ")"; });
+  app.require_subcommand(1);
+  ocr::cli::RunOptions run_options;
+  CLI::App* run = ocr::cli::AddRunCommand(app, run_options);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? ocr::cli::kExitOk : ocr::cli::kExitUsage;
+  }
+  if (run->parsed()) return ocr::cli::Run(run_options);
+  return ocr::cli::kExitUsage;
+}

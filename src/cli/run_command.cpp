@@ -1,0 +1,147 @@
+#include "cli/run_command.h"
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+
+#include "cli/exit_codes.h"
+#include "cli/model_flags.h"
+#include "common/clock.h"
+#include "engine/ort_model.h"
+#include "http/response_json.h"
+#include "image/decode.h"
+#include "pipeline/layout.h"
+#include "pipeline/pipeline.h"
+
+namespace ocr::cli {
+
+CLI::App* AddRunCommand(CLI::App& app, RunOptions& o) {
+  CLI::App* cmd = app.add_subcommand("run", "OCR image files and print the results to stdout");
+  cmd->add_option("files", o.files, "Image files (JPEG, PNG, WebP, BMP, TIFF)")->required();
+  cmd->add_option("--models", o.models, "Model set NAME=DIR (repeatable; first is the default)")
+      ->envname("ONNXOCR_MODELS")
+      ->delimiter(',');
+  cmd->add_option("--model", o.model, "Model set to use (default: the first)");
+  cmd->add_option("--format", o.format, "Output: json, text, markdown or html")
+      ->capture_default_str();
+  cmd->add_option("--threads", o.threads, "Inference threads (0 = all usable cores)")
+      ->envname("ONNXOCR_THREADS")
+      ->check(CLI::Range(0, 4096));
+  cmd->add_flag("--no-cls", o.no_cls, "Skip the text direction classifier");
+  cmd->add_option("--drop-score", o.drop_score, "Drop lines below this confidence")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+  cmd->add_option("--max-image-pixels", o.max_image_pixels, "Largest image accepted (w x h)")
+      ->envname("ONNXOCR_MAX_IMAGE_PIXELS")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  return cmd;
+}
+
+namespace {
+
+Result<std::string> ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return Status(StatusCode::kIoError, "cannot open " + path);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad())
+    return Status(StatusCode::kIoError, "cannot read " + path);
+  return bytes;
+}
+
+Result<pipeline::OcrResult> OcrFile(const pipeline::Pipeline& pipe, const std::string& path,
+                                    const pipeline::OcrOptions& ocr_options,
+                                    const image::DecodeOptions& decode_options) {
+  OCR_ASSIGN_OR_RETURN(std::string bytes, ReadFile(path));
+  const auto* data = reinterpret_cast<const std::uint8_t*>(bytes.data());
+  OCR_ASSIGN_OR_RETURN(cv::Mat image, image::DecodeImage({data, bytes.size()}, decode_options));
+  return pipe.Run(image, ocr_options);
+}
+
+std::string Render(pipeline::OutputFormat format, std::span<const pipeline::TextLine> lines) {
+  switch (format) {
+    case pipeline::OutputFormat::kText:
+      return pipeline::FormatText(lines);
+    case pipeline::OutputFormat::kMarkdown:
+      return pipeline::FormatMarkdown(lines);
+    case pipeline::OutputFormat::kHtml:
+      return pipeline::FormatHtml(lines);
+    case pipeline::OutputFormat::kJson:
+      break;
+  }
+  return {};
+}
+
+}  // namespace
+
+int Run(const RunOptions& o) {
+  auto format = pipeline::ParseOutputFormat(o.format);
+  if (!format.ok()) {
+    std::cerr << "onnxocr run: " << format.status().message() << "\n";
+    return kExitUsage;
+  }
+  auto specs = ResolveModelSpecs(o.models);
+  if (!specs.ok()) {
+    std::cerr << "onnxocr run: " << specs.status().message() << "\n";
+    return specs.status().code() == StatusCode::kInvalidArgument ? kExitUsage : kExitModelsFailed;
+  }
+  const ModelSpec* spec = &specs->front();
+  if (!o.model.empty()) {
+    spec = nullptr;
+    for (const auto& s : *specs) {
+      if (s.name == o.model)
+        spec = &s;
+    }
+    if (spec == nullptr) {
+      std::cerr << "onnxocr run: no model set named '" << o.model << "'\n";
+      return kExitUsage;
+    }
+  }
+
+  image::QuietCodecWarnings();
+  engine::Runtime runtime;
+  engine::SessionConfig session;
+  // One file at a time: let ONNX Runtime spread each model call over the cores.
+  session.intra_op_threads = o.threads;
+  auto models = pipeline::LoadModelSet(runtime, spec->name, spec->dir, session);
+  if (!models.ok()) {
+    std::cerr << "onnxocr run: " << models.status().message() << "\n";
+    return kExitModelsFailed;
+  }
+  const pipeline::Pipeline pipe(**models);
+  pipeline::OcrOptions ocr_options;
+  ocr_options.use_cls = !o.no_cls;
+  ocr_options.drop_score = o.drop_score;
+  image::DecodeOptions decode_options;
+  decode_options.max_pixels = o.max_image_pixels;
+
+  int exit_code = kExitOk;
+  nlohmann::json all = nlohmann::json::array();
+  for (const std::string& path : o.files) {
+    Stopwatch watch;
+    auto result = OcrFile(pipe, path, ocr_options, decode_options);
+    const double seconds = watch.ElapsedMs() / 1000.0;
+    if (!result.ok()) {
+      std::cerr << "onnxocr run: " << path << ": " << result.status().message() << "\n";
+      exit_code = result.status().code() == StatusCode::kInternal ? 1 : kExitInputUnreadable;
+      if (*format == pipeline::OutputFormat::kJson)
+        all.push_back(http::ErrorJson(result.status()));
+      continue;
+    }
+    if (*format == pipeline::OutputFormat::kJson) {
+      all.push_back(http::OcrResponseJson(result->lines, seconds));
+    } else {
+      if (o.files.size() > 1)
+        std::cout << "==> " << path << " <==\n";
+      std::cout << Render(*format, result->lines);
+    }
+  }
+  if (*format == pipeline::OutputFormat::kJson) {
+    std::cout << (o.files.size() == 1 ? all[0] : all).dump() << "\n";
+  }
+  return exit_code;
+}
+
+}  // namespace ocr::cli

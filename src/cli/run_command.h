@@ -1,0 +1,28 @@
+// `onnxocr run`: OCR files and print the API's JSON, or text, Markdown or HTML, to stdout.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+namespace ocr::cli {
+
+struct RunOptions {
+  std::vector<std::string> models;  // NAME=DIR, first is the default
+  std::string model;                // which set to use; empty = the first
+  std::string format = "json";
+  std::vector<std::string> files;
+  int threads = 0;  // ONNX Runtime intra-op threads; 0 = all usable cores
+  bool no_cls = false;
+  float drop_score = 0.5f;
+  long long max_image_pixels = 50'000'000;
+};
+
+// Declares the subcommand's flags on `app`, bound to `options`.
+CLI::App* AddRunCommand(CLI::App& app, RunOptions& options);
+
+// Returns the process exit code.
+int Run(const RunOptions& options);
+
+}  // namespace ocr::cli

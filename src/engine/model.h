@@ -1,0 +1,32 @@
+// Model: one inference graph with one float input and one float output, as all PP-OCR det, cls
+// and rec graphs are. The interface lets scheduler tests use a double; the product always runs
+// OrtModel. Thread-safety: Run() is const and safe to call from many threads at once.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "engine/tensor.h"
+
+namespace ocr::engine {
+
+class Model {
+ public:
+  virtual ~Model() = default;
+
+  // Runs the graph on `input` (shape must fit input_shape(); -1 there means dynamic).
+  // Errors: kInternal with the runtime's message.
+  virtual Result<Tensor> Run(const Tensor& input) const = 0;
+
+  // Declared shapes, read from the graph; -1 marks a dynamic dimension.
+  virtual const std::vector<std::int64_t>& input_shape() const = 0;
+
+  virtual const std::vector<std::int64_t>& output_shape() const = 0;
+
+  // The file the model was loaded from, for messages.
+  virtual const std::string& path() const = 0;
+};
+
+}  // namespace ocr::engine

@@ -1,0 +1,141 @@
+#include "engine/ort_model.h"
+
+#include <system_error>
+#include <utility>
+
+#include <onnxruntime_cxx_api.h>
+
+namespace ocr::engine {
+
+struct Runtime::Impl {
+  Ort::Env env{ORT_LOGGING_LEVEL_ERROR, "onnxocr"};
+};
+
+Runtime::Runtime() : impl_(std::make_unique<Impl>()) {}
+
+Runtime::~Runtime() = default;
+
+std::string Runtime::Version() {
+  return Ort::GetVersionString();
+}
+
+namespace {
+
+std::string ShapeToString(const std::vector<std::int64_t>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i != 0)
+      s += ",";
+    s += std::to_string(shape[i]);
+  }
+  return s + "]";
+}
+
+class OrtModel final : public Model {
+ public:
+  OrtModel(std::string path, Ort::Session session, std::string input_name, std::string output_name,
+           std::vector<std::int64_t> input_shape, std::vector<std::int64_t> output_shape)
+      : path_(std::move(path)),
+        session_(std::move(session)),
+        input_name_(std::move(input_name)),
+        output_name_(std::move(output_name)),
+        input_shape_(std::move(input_shape)),
+        output_shape_(std::move(output_shape)),
+        memory_info_(Ort::MemoryInfo::CreateCpu(OrtDeviceAllocator, OrtMemTypeDefault)) {}
+
+  Result<Tensor> Run(const Tensor& input) const override {
+    if (static_cast<std::int64_t>(input.data.size()) != Tensor::NumElements(input.shape)) {
+      return Internal("tensor data does not match its shape " + ShapeToString(input.shape));
+    }
+    try {
+      // The input tensor wraps our buffer without copying; ONNX Runtime does not write to it.
+      Ort::Value in = Ort::Value::CreateTensor<float>(
+          memory_info_, const_cast<float*>(input.data.data()), input.data.size(),
+          input.shape.data(), input.shape.size());
+      const char* in_name = input_name_.c_str();
+      const char* out_name = output_name_.c_str();
+      std::vector<Ort::Value> outputs =
+          session_.Run(Ort::RunOptions{nullptr}, &in_name, &in, 1, &out_name, 1);
+      Ort::TensorTypeAndShapeInfo info = outputs[0].GetTensorTypeAndShapeInfo();
+      if (info.GetElementType() != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT) {
+        return Internal(path_ + ": output is not float32");
+      }
+      Tensor out;
+      out.shape = info.GetShape();
+      const float* p = outputs[0].GetTensorData<float>();
+      out.data.assign(p, p + info.GetElementCount());
+      return out;
+    } catch (const Ort::Exception& e) {
+      return Internal("inference failed in " + path_ + " for input " + ShapeToString(input.shape) +
+                      ": " + e.what());
+    }
+  }
+
+  const std::vector<std::int64_t>& input_shape() const override { return input_shape_; }
+
+  const std::vector<std::int64_t>& output_shape() const override { return output_shape_; }
+
+  const std::string& path() const override { return path_; }
+
+ private:
+  std::string path_;
+  // Session::Run is const in spirit (thread-safe) but not declared const in the C++ wrapper.
+  mutable Ort::Session session_;
+  std::string input_name_;
+  std::string output_name_;
+  std::vector<std::int64_t> input_shape_;
+  std::vector<std::int64_t> output_shape_;
+  Ort::MemoryInfo memory_info_;
+};
+
+Status LoadFailed(const std::filesystem::path& path, const std::string& why) {
+  return {StatusCode::kModelLoadFailed, "cannot load model " + path.string() + ": " + why};
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Model>> LoadOrtModel(const Runtime& runtime,
+                                            const std::filesystem::path& path,
+                                            const SessionConfig& config) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    return LoadFailed(path, "file not found");
+  try {
+    Ort::SessionOptions options;
+    options.SetGraphOptimizationLevel(GraphOptimizationLevel::ORT_ENABLE_ALL);
+    options.SetExecutionMode(ExecutionMode::ORT_SEQUENTIAL);
+    options.SetIntraOpNumThreads(config.intra_op_threads);
+    options.SetInterOpNumThreads(1);
+    options.AddConfigEntry("session.intra_op.allow_spinning", config.allow_spinning ? "1" : "0");
+    if (!config.enable_cpu_mem_arena)
+      options.DisableCpuMemArena();
+    // Memory patterns only pay off for fixed input shapes; OCR inputs change with every image.
+    options.DisableMemPattern();
+
+    Ort::Session session(runtime.impl().env, path.c_str(), options);
+    if (session.GetInputCount() != 1)
+      return LoadFailed(path, "expected exactly one input");
+    if (session.GetOutputCount() < 1)
+      return LoadFailed(path, "the model has no output");
+    Ort::AllocatorWithDefaultOptions alloc;
+    std::string in_name = session.GetInputNameAllocated(0, alloc).get();
+    std::string out_name = session.GetOutputNameAllocated(0, alloc).get();
+    // The shape infos are views into the TypeInfo objects, which must stay alive.
+    const Ort::TypeInfo in_type = session.GetInputTypeInfo(0);
+    const Ort::TypeInfo out_type = session.GetOutputTypeInfo(0);
+    auto in_info = in_type.GetTensorTypeAndShapeInfo();
+    auto out_info = out_type.GetTensorTypeAndShapeInfo();
+    if (in_info.GetElementType() != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT ||
+        out_info.GetElementType() != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT) {
+      return LoadFailed(path, "input and output must be float32 tensors");
+    }
+    std::unique_ptr<Model> model =
+        std::make_unique<OrtModel>(path.string(), std::move(session), std::move(in_name),
+                                   std::move(out_name), in_info.GetShape(), out_info.GetShape());
+    return model;
+  } catch (const Ort::Exception& e) {
+    return LoadFailed(path, e.what());
+  }
+}
+
+}  // namespace ocr::engine

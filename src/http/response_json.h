@@ -1,0 +1,28 @@
+// The API's JSON shapes (spec/API.md section 3), built from pipeline results. JSON lives only in
+// http/; the CLI prints through these too, so both speak exactly the same format.
+// Thread-safety: pure functions.
+#pragma once
+
+#include <span>
+
+#include <nlohmann/json.hpp>
+
+#include "common/status.h"
+#include "pipeline/types.h"
+
+namespace ocr::http {
+
+// [{"text", "confidence", "bounding_box": [[x,y] x4]}, ...]
+nlohmann::json LinesToJson(std::span<const pipeline::TextLine> lines);
+
+// {"processing_time": seconds, "results": [...]}
+nlohmann::json OcrResponseJson(std::span<const pipeline::TextLine> lines, double seconds);
+
+// {"success": false, "error": {"code": ..., "message": ...}} with the API's error code for the
+// status (see ErrorCode).
+nlohmann::json ErrorJson(const Status& status);
+
+// The API error code of a Status ("undecodable_image", "image_too_large", ...).
+std::string_view ErrorCode(StatusCode code);
+
+}  // namespace ocr::http

@@ -1,0 +1,68 @@
+#include "pipeline/cls/text_classifier.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include <opencv2/imgproc.hpp>
+
+#include "common/clock.h"
+#include "pipeline/normalize.h"
+
+namespace ocr::pipeline {
+
+int ResizedWidth(const cv::Mat& crop, int height, int max_width) {
+  const double ratio = static_cast<double>(crop.cols) / static_cast<double>(crop.rows);
+  const double w = std::ceil(height * ratio);
+  if (w > max_width)
+    return max_width;
+  return std::max(1, static_cast<int>(w));
+}
+
+Status TextClassifier::Classify(std::vector<cv::Mat>& crops, const ClsOptions& options,
+                                StageTimes& times) const {
+  // Similar widths batch together, as in the reference.
+  std::vector<size_t> order(crops.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return static_cast<double>(crops[a].cols) / crops[a].rows <
+           static_cast<double>(crops[b].cols) / crops[b].rows;
+  });
+  const size_t batch = static_cast<size_t>(std::max(1, options.batch_size));
+  const size_t plane = static_cast<size_t>(height_) * static_cast<size_t>(width_);
+  for (size_t begin = 0; begin < order.size(); begin += batch) {
+    Stopwatch watch;
+    const size_t n = std::min(batch, order.size() - begin);
+    engine::Tensor input;
+    input.shape = {static_cast<std::int64_t>(n), 3, height_, width_};
+    input.data.assign(n * 3 * plane, 0.0f);
+    for (size_t i = 0; i < n; ++i) {
+      const cv::Mat& crop = crops[order[begin + i]];
+      cv::Mat resized;
+      cv::resize(crop, resized, cv::Size(ResizedWidth(crop, height_, width_), height_));
+      NormalizeToPlanes(resized, kSymmetricNormalization, width_, height_,
+                        input.data.data() + i * 3 * plane);
+    }
+    times.cls_pre_ms += watch.LapMs();
+    OCR_ASSIGN_OR_RETURN(engine::Tensor output, model_.Run(input));
+    times.cls_infer_ms += watch.LapMs();
+    times.cls_calls += 1;
+    if (output.shape.size() != 2 || output.shape[0] != static_cast<std::int64_t>(n) ||
+        output.shape[1] < 2) {
+      return Internal("direction model returned an unexpected shape");
+    }
+    const size_t labels = static_cast<size_t>(output.shape[1]);
+    for (size_t i = 0; i < n; ++i) {
+      const float* p = output.data.data() + i * labels;
+      const size_t best = static_cast<size_t>(std::max_element(p, p + labels) - p);
+      // Label 1 is "180" for both the v2 classifier and PP-LCNet.
+      if (best == 1 && p[1] >= options.thresh) {
+        cv::Mat& crop = crops[order[begin + i]];
+        cv::rotate(crop, crop, cv::ROTATE_180);
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace ocr::pipeline

@@ -1,0 +1,40 @@
+// Text line direction stage: finds crops that are upside down (180 degrees) and turns them.
+// Thread-safety: Classify() is const and safe to call concurrently.
+#pragma once
+
+#include <vector>
+
+#include <opencv2/core/mat.hpp>
+
+#include "common/status.h"
+#include "engine/model.h"
+#include "pipeline/types.h"
+
+namespace ocr::pipeline {
+
+struct ClsOptions {
+  float thresh = 0.9f;  // a crop is turned when "180" wins with at least this probability
+  int batch_size = 6;
+};
+
+class TextClassifier {
+ public:
+  // input_height x input_width: the model's input size (48x192 for the mobile v2 classifier,
+  // 80x160 for PP-LCNet). REQUIRES: `model` outlives this classifier.
+  TextClassifier(const engine::Model& model, int input_height, int input_width)
+      : model_(model), height_(input_height), width_(input_width) {}
+
+  // Turns the crops judged upside down by 180 degrees, in place.
+  Status Classify(std::vector<cv::Mat>& crops, const ClsOptions& options, StageTimes& times) const;
+
+ private:
+  const engine::Model& model_;
+  int height_;
+  int width_;
+};
+
+// Resizes `crop` to `height`, keeping its aspect ratio, at most `max_width` wide, and returns the
+// width used (ceil(height * w / h), as the reference computes it).
+int ResizedWidth(const cv::Mat& crop, int height, int max_width);
+
+}  // namespace ocr::pipeline

@@ -1,0 +1,79 @@
+#include "pipeline/det/text_detector.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <opencv2/imgproc.hpp>
+
+#include "common/clock.h"
+#include "pipeline/geometry.h"
+#include "pipeline/normalize.h"
+
+namespace ocr::pipeline {
+
+cv::Size DetInputSize(int width, int height, const DetOptions& options) {
+  const double limit = options.limit_side_len;
+  double ratio = 1.0;
+  if (options.limit_type == LimitType::kMax) {
+    const int longer = std::max(width, height);
+    if (longer > limit)
+      ratio = limit / longer;
+  } else {
+    const int shorter = std::min(width, height);
+    if (shorter < limit)
+      ratio = limit / shorter;
+  }
+  // int() then round(x / 32) * 32 as in the reference; nearbyint rounds halves to even like
+  // Python's round().
+  auto to32 = [](double side) {
+    const double truncated = std::floor(side);
+    return std::max(static_cast<int>(std::nearbyint(truncated / 32.0) * 32.0), 32);
+  };
+  return {to32(width * ratio), to32(height * ratio)};
+}
+
+Result<std::vector<Quad>> TextDetector::Detect(const cv::Mat& image, const DetOptions& options,
+                                               StageTimes& times) const {
+  Stopwatch watch;
+  const cv::Size size = DetInputSize(image.cols, image.rows, options);
+  cv::Mat resized;
+  cv::resize(image, resized, size);
+  engine::Tensor input;
+  input.shape = {1, 3, size.height, size.width};
+  input.data.resize(static_cast<size_t>(3) * static_cast<size_t>(size.area()));
+  NormalizeToPlanes(resized, kImageNetNormalization, size.width, size.height, input.data.data());
+  times.det_pre_ms += watch.LapMs();
+
+  OCR_ASSIGN_OR_RETURN(engine::Tensor output, model_.Run(input));
+  times.det_infer_ms += watch.LapMs();
+  times.det_calls += 1;
+  const auto& shape = output.shape;
+  if (shape.size() != 4 || shape[0] != 1 || shape[1] != 1) {
+    return Internal("detection model returned an unexpected shape");
+  }
+  const cv::Mat prob(static_cast<int>(shape[2]), static_cast<int>(shape[3]), CV_32FC1,
+                     output.data.data());
+  std::vector<Quad> raw = DbPostprocess(prob, image.cols, image.rows, options.db);
+
+  std::vector<Quad> boxes;
+  boxes.reserve(raw.size());
+  const float max_x = static_cast<float>(image.cols - 1);
+  const float max_y = static_cast<float>(image.rows - 1);
+  for (const Quad& q : raw) {
+    Quad box = OrderClockwise(q);
+    for (Point& p : box) {
+      p.x = std::trunc(std::clamp(p.x, 0.0f, max_x));
+      p.y = std::trunc(std::clamp(p.y, 0.0f, max_y));
+    }
+    if (static_cast<int>(EdgeLength(box[0], box[1])) <= 3 ||
+        static_cast<int>(EdgeLength(box[0], box[3])) <= 3) {
+      continue;
+    }
+    boxes.push_back(box);
+  }
+  SortReadingOrder(boxes);
+  times.det_post_ms += watch.LapMs();
+  return boxes;
+}
+
+}  // namespace ocr::pipeline

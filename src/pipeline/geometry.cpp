@@ -1,0 +1,91 @@
+#include "pipeline/geometry.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include <opencv2/imgproc.hpp>
+
+namespace ocr::pipeline {
+
+float EdgeLength(const Point& a, const Point& b) {
+  return std::hypot(a.x - b.x, a.y - b.y);
+}
+
+Quad OrderClockwise(const Quad& quad) {
+  const float cx = (quad[0].x + quad[1].x + quad[2].x + quad[3].x) / 4.0f;
+  const float cy = (quad[0].y + quad[1].y + quad[2].y + quad[3].y) / 4.0f;
+  // With y pointing down, increasing atan2 angle is clockwise on screen.
+  std::array<int, 4> idx = {0, 1, 2, 3};
+  std::array<float, 4> angle{};
+  for (int i = 0; i < 4; ++i)
+    angle[i] = std::atan2(quad[i].y - cy, quad[i].x - cx);
+  std::sort(idx.begin(), idx.end(), [&](int a, int b) { return angle[a] < angle[b]; });
+  Quad cw;
+  for (int i = 0; i < 4; ++i)
+    cw[i] = quad[idx[i]];
+
+  // Start at the corner whose outgoing edge is most rightward (the top edge of the text). On a
+  // tie (a box at 45 degrees) prefer the edge that rises, as text baselines usually do.
+  int start = 0;
+  float best = -2.0f;
+  for (int i = 0; i < 4; ++i) {
+    const Point& a = cw[i];
+    const Point& b = cw[(i + 1) % 4];
+    const float len = EdgeLength(a, b);
+    if (len <= 0)
+      continue;
+    const float score = ((b.x - a.x) - 1e-3f * (b.y - a.y)) / len;
+    if (score > best) {
+      best = score;
+      start = i;
+    }
+  }
+  Quad out;
+  for (int i = 0; i < 4; ++i)
+    out[i] = cw[(start + i) % 4];
+  return out;
+}
+
+void SortReadingOrder(std::vector<Quad>& boxes, float row_tolerance_px) {
+  std::stable_sort(boxes.begin(), boxes.end(), [](const Quad& a, const Quad& b) {
+    if (a[0].y != b[0].y)
+      return a[0].y < b[0].y;
+    return a[0].x < b[0].x;
+  });
+  // Bubble boxes of the same row (top-left y within the tolerance) into left-to-right order.
+  for (size_t i = 0; i + 1 < boxes.size(); ++i) {
+    for (size_t j = i + 1; j-- > 0;) {
+      if (std::abs(boxes[j + 1][0].y - boxes[j][0].y) < row_tolerance_px &&
+          boxes[j + 1][0].x < boxes[j][0].x) {
+        std::swap(boxes[j], boxes[j + 1]);
+      } else {
+        break;
+      }
+    }
+  }
+}
+
+cv::Mat CropTextLine(const cv::Mat& image, const Quad& box) {
+  const int width =
+      static_cast<int>(std::max(EdgeLength(box[0], box[1]), EdgeLength(box[2], box[3])));
+  const int height =
+      static_cast<int>(std::max(EdgeLength(box[0], box[3]), EdgeLength(box[1], box[2])));
+  if (width <= 0 || height <= 0)
+    return {};
+  const cv::Point2f src[4] = {
+      {box[0].x, box[0].y}, {box[1].x, box[1].y}, {box[2].x, box[2].y}, {box[3].x, box[3].y}};
+  const cv::Point2f dst[4] = {{0, 0},
+                              {static_cast<float>(width), 0},
+                              {static_cast<float>(width), static_cast<float>(height)},
+                              {0, static_cast<float>(height)}};
+  cv::Mat crop;
+  cv::warpPerspective(image, crop, cv::getPerspectiveTransform(src, dst), cv::Size(width, height),
+                      cv::INTER_CUBIC, cv::BORDER_REPLICATE);
+  if (static_cast<float>(crop.rows) >= 1.5f * static_cast<float>(crop.cols)) {
+    cv::rotate(crop, crop, cv::ROTATE_90_COUNTERCLOCKWISE);
+  }
+  return crop;
+}
+
+}  // namespace ocr::pipeline

@@ -1,0 +1,33 @@
+// Box geometry shared by the stages: corner order, reading order, and perspective crops.
+// Thread-safety: pure functions.
+#pragma once
+
+#include <span>
+#include <vector>
+
+#include <opencv2/core/mat.hpp>
+
+#include "pipeline/types.h"
+
+namespace ocr::pipeline {
+
+// Orders four corners clockwise (in image coordinates, y down) starting at the top-left corner
+// of the text: the corner whose outgoing clockwise edge points most to the right. Unlike the
+// x+y / y-x rule of the reference pipeline, this stays correct for tall and slanted boxes, where
+// the two sums tie or swap.
+Quad OrderClockwise(const Quad& quad);
+
+// Sorts boxes into reading order the way PaddleOCR does: by the top-left corner's y then x, then
+// boxes whose top-left y differ by less than `row_tolerance_px` are ordered left to right.
+void SortReadingOrder(std::vector<Quad>& boxes, float row_tolerance_px = 10.0f);
+
+// Length of the edge from corner a to corner b.
+float EdgeLength(const Point& a, const Point& b);
+
+// The text line under `box`, warped to an upright rectangle (cubic interpolation, edges
+// replicated). Crops at least 1.5 times as tall as wide are turned 90 degrees counter-clockwise,
+// so vertical text reads left to right.
+// REQUIRES: `image` is CV_8UC3; `box` is ordered as OrderClockwise returns it.
+cv::Mat CropTextLine(const cv::Mat& image, const Quad& box);
+
+}  // namespace ocr::pipeline

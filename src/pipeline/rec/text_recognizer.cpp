@@ -1,0 +1,81 @@
+#include "pipeline/rec/text_recognizer.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include <opencv2/imgproc.hpp>
+
+#include "common/clock.h"
+#include "pipeline/cls/text_classifier.h"
+#include "pipeline/normalize.h"
+
+namespace ocr::pipeline {
+namespace {
+
+// The reference pads every batch to at least 320 px at height 48 (aspect 320/48).
+constexpr double kMinWidthToHeight = 320.0 / 48.0;
+
+double AspectRatio(const cv::Mat& m) {
+  return static_cast<double>(m.cols) / static_cast<double>(m.rows);
+}
+
+}  // namespace
+
+int TextRecognizer::BatchWidth(double max_wh_ratio, const RecOptions& options) const {
+  if (fixed_width_ > 0)
+    return fixed_width_;
+  const double ratio = std::max(max_wh_ratio, kMinWidthToHeight);
+  return std::min(static_cast<int>(height_ * ratio), std::max(options.max_width, height_));
+}
+
+Result<std::vector<DecodedText>> TextRecognizer::Recognize(std::span<const cv::Mat> crops,
+                                                           const RecOptions& options,
+                                                           StageTimes& times) const {
+  std::vector<DecodedText> results(crops.size());
+  // Sorting by aspect ratio keeps padding small within a batch.
+  std::vector<size_t> order(crops.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return AspectRatio(crops[a]) < AspectRatio(crops[b]);
+  });
+  const size_t batch = static_cast<size_t>(std::max(1, options.batch_size));
+  for (size_t begin = 0; begin < order.size(); begin += batch) {
+    Stopwatch watch;
+    const size_t n = std::min(batch, order.size() - begin);
+    double max_ratio = 0;
+    for (size_t i = 0; i < n; ++i)
+      max_ratio = std::max(max_ratio, AspectRatio(crops[order[begin + i]]));
+    const int width = BatchWidth(max_ratio, options);
+    const size_t plane = static_cast<size_t>(height_) * static_cast<size_t>(width);
+    engine::Tensor input;
+    input.shape = {static_cast<std::int64_t>(n), 3, height_, width};
+    input.data.assign(n * 3 * plane, 0.0f);
+    for (size_t i = 0; i < n; ++i) {
+      const cv::Mat& crop = crops[order[begin + i]];
+      cv::Mat resized;
+      cv::resize(crop, resized, cv::Size(ResizedWidth(crop, height_, width), height_));
+      NormalizeToPlanes(resized, kSymmetricNormalization, width, height_,
+                        input.data.data() + i * 3 * plane);
+    }
+    times.rec_pre_ms += watch.LapMs();
+    OCR_ASSIGN_OR_RETURN(engine::Tensor output, model_.Run(input));
+    times.rec_infer_ms += watch.LapMs();
+    times.rec_calls += 1;
+    if (output.shape.size() != 3 || output.shape[0] != static_cast<std::int64_t>(n) ||
+        output.shape[2] != static_cast<std::int64_t>(charset_.size())) {
+      return Internal("recognition model returned an unexpected shape");
+    }
+    const int steps = static_cast<int>(output.shape[1]);
+    const int classes = static_cast<int>(output.shape[2]);
+    const size_t per_item = static_cast<size_t>(steps) * static_cast<size_t>(classes);
+    for (size_t i = 0; i < n; ++i) {
+      results[order[begin + i]] =
+          CtcGreedyDecode(std::span<const float>(output.data.data() + i * per_item, per_item),
+                          steps, classes, charset_);
+    }
+    times.ctc_ms += watch.LapMs();
+  }
+  return results;
+}
+
+}  // namespace ocr::pipeline

@@ -1,0 +1,161 @@
+// `onnxocr` as a user runs it: a child process, its exit code, stdout and stderr.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "support/render_text.h"
+#include "support/test_paths.h"
+
+namespace ocr::cli {
+namespace {
+
+struct Outcome {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+Outcome RunOnnxocr(const std::vector<std::string>& args) {
+  static int counter = 0;
+  const std::string base =
+      ::testing::TempDir() + "/cli_" + std::to_string(getpid()) + "_" + std::to_string(counter++);
+  const std::string out_path = base + ".out";
+  const std::string err_path = base + ".err";
+  const pid_t pid = fork();
+  if (pid == 0) {
+    if (freopen(out_path.c_str(), "w", stdout) == nullptr)
+      _exit(126);
+    if (freopen(err_path.c_str(), "w", stderr) == nullptr)
+      _exit(126);
+    std::vector<char*> argv;
+    std::string binary = OCR_ONNXOCR_BINARY;
+    argv.push_back(binary.data());
+    std::vector<std::string> copy = args;
+    for (auto& a : copy)
+      argv.push_back(a.data());
+    argv.push_back(nullptr);
+    unsetenv("ONNXOCR_MODELS");
+    execv(binary.c_str(), argv.data());
+    _exit(127);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  Outcome o;
+  o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  o.out = Slurp(out_path);
+  o.err = Slurp(err_path);
+  return o;
+}
+
+std::string RenderedOrSkip(const std::string& text) {
+  return testing::RenderTextPng(text).string();
+}
+
+TEST(RunCommandTest, HelpAndVersion) {
+  const Outcome help = RunOnnxocr({"--help"});
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_NE(help.out.find("run"), std::string::npos);
+  const Outcome version = RunOnnxocr({"--version"});
+  EXPECT_EQ(version.exit_code, 0);
+  EXPECT_NE(version.out.find("onnxocr 0."), std::string::npos) << version.out;
+  EXPECT_NE(version.out.find("ONNX Runtime 1."), std::string::npos) << version.out;
+}
+
+TEST(RunCommandTest, UsageErrorsExitWith2) {
+  EXPECT_EQ(RunOnnxocr({}).exit_code, 2);
+  EXPECT_EQ(RunOnnxocr({"run"}).exit_code, 2);  // no file
+  EXPECT_EQ(RunOnnxocr({"run", "--bogus", "x.png"}).exit_code, 2);
+  const Outcome bad_format = RunOnnxocr({"run", "--format", "pdf", "x.png"});
+  EXPECT_EQ(bad_format.exit_code, 2);
+  EXPECT_NE(bad_format.err.find("output_format must be one of"), std::string::npos)
+      << bad_format.err;
+}
+
+TEST(RunCommandTest, BrokenModelSetExitsWith3NamingTheFile) {
+  const Outcome o = RunOnnxocr({"run", "--models", "x=/nonexistent/set", "x.png"});
+  EXPECT_EQ(o.exit_code, 3);
+  EXPECT_NE(o.err.find("/nonexistent/set"), std::string::npos) << o.err;
+}
+
+TEST(RunCommandTest, MissingOrUndecodableInputExitsWith4) {
+  const Outcome missing = RunOnnxocr({"run", "/nonexistent/image.png"});
+  EXPECT_EQ(missing.exit_code, 4);
+  EXPECT_NE(missing.err.find("/nonexistent/image.png"), std::string::npos) << missing.err;
+  const std::string junk = ::testing::TempDir() + "/junk.png";
+  std::ofstream(junk, std::ios::binary) << "\x89PNG\r\n\x1a\n truncated";
+  const Outcome bad = RunOnnxocr({"run", junk});
+  EXPECT_EQ(bad.exit_code, 4);
+  const auto json = nlohmann::json::parse(bad.out);
+  EXPECT_EQ(json["success"], false);
+  EXPECT_EQ(json["error"]["code"], "undecodable_image");
+}
+
+TEST(RunCommandTest, PrintsTheApiJsonForOneFile) {
+  const std::string png = RenderedOrSkip("Order 7781 shipped");
+  if (png.empty())
+    GTEST_SKIP() << "pango-view not installed (scripts/bootstrap installs it)";
+  const Outcome o = RunOnnxocr({"run", png});
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  const auto json = nlohmann::json::parse(o.out);
+  ASSERT_TRUE(json.is_object());
+  EXPECT_EQ(json.size(), 2u);  // exactly processing_time and results
+  EXPECT_TRUE(json["processing_time"].is_number());
+  ASSERT_EQ(json["results"].size(), 1u);
+  const auto& line = json["results"][0];
+  EXPECT_EQ(line.size(), 3u);
+  std::string text = line["text"];
+  std::erase(text, ' ');
+  EXPECT_EQ(text, "Order7781shipped");
+  EXPECT_GT(line["confidence"].get<double>(), 0.9);
+  ASSERT_EQ(line["bounding_box"].size(), 4u);
+  for (const auto& p : line["bounding_box"]) {
+    ASSERT_EQ(p.size(), 2u);
+    EXPECT_TRUE(p[0].is_number_float());
+  }
+}
+
+TEST(RunCommandTest, SeveralFilesGiveAnArrayInOrderAndFailuresInPlace) {
+  const std::string a = RenderedOrSkip("First file");
+  const std::string b = RenderedOrSkip("Second file");
+  if (a.empty() || b.empty())
+    GTEST_SKIP() << "pango-view not installed";
+  const Outcome o = RunOnnxocr({"run", a, "/nonexistent.png", b});
+  EXPECT_EQ(o.exit_code, 4);
+  const auto json = nlohmann::json::parse(o.out);
+  ASSERT_TRUE(json.is_array());
+  ASSERT_EQ(json.size(), 3u);
+  std::string first = json[0]["results"][0]["text"];
+  std::string second = json[2]["results"][0]["text"];
+  std::erase(first, ' ');
+  std::erase(second, ' ');
+  EXPECT_EQ(first, "Firstfile");
+  EXPECT_EQ(json[1]["error"]["code"], "internal");  // unreadable local file: not a client error
+  EXPECT_EQ(second, "Secondfile");
+}
+
+TEST(RunCommandTest, TextAndMarkdownFormats) {
+  const std::string png = RenderedOrSkip("Heading line\nBody line");
+  if (png.empty())
+    GTEST_SKIP() << "pango-view not installed";
+  const Outcome text = RunOnnxocr({"run", "--format", "text", png});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_EQ(std::count(text.out.begin(), text.out.end(), '\n'), 2) << text.out;
+  const Outcome html = RunOnnxocr({"run", "--format", "html", png});
+  ASSERT_EQ(html.exit_code, 0) << html.err;
+  EXPECT_NE(html.out.find("<p>"), std::string::npos) << html.out;
+}
+
+}  // namespace
+}  // namespace ocr::cli

@@ -1,0 +1,77 @@
+#include "engine/ort_model.h"
+
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "support/test_paths.h"
+
+namespace ocr::engine {
+namespace {
+
+class OrtModelTest : public ::testing::Test {
+ protected:
+  Runtime runtime_;
+};
+
+TEST_F(OrtModelTest, ReportsLibraryVersion) {
+  EXPECT_EQ(Runtime::Version().rfind("1.", 0), 0u) << Runtime::Version();
+}
+
+TEST_F(OrtModelTest, LoadsDetectorAndReadsShapes) {
+  auto model = LoadOrtModel(runtime_, testing::DefaultModelDir() / "det" / "det.onnx", {});
+  ASSERT_OK(model);
+  const auto& in = (*model)->input_shape();
+  ASSERT_EQ(in.size(), 4u);
+  EXPECT_EQ(in[1], 3);
+  // The DB detector takes any height and width.
+  EXPECT_LT(in[2], 0);
+  EXPECT_LT(in[3], 0);
+}
+
+TEST_F(OrtModelTest, RunsAndReturnsProbabilityMap) {
+  auto model = LoadOrtModel(runtime_, testing::DefaultModelDir() / "det" / "det.onnx", {});
+  ASSERT_OK(model);
+  Tensor input;
+  input.shape = {1, 3, 64, 96};
+  input.data.assign(3 * 64 * 96, 0.0f);
+  auto out = (*model)->Run(input);
+  ASSERT_OK(out);
+  EXPECT_EQ(out->shape, (std::vector<std::int64_t>{1, 1, 64, 96}));
+  for (float p : out->data) {
+    ASSERT_GE(p, 0.0f);
+    ASSERT_LE(p, 1.0f);
+  }
+}
+
+TEST_F(OrtModelTest, WrongInputRankIsAnErrorNotACrash) {
+  auto model = LoadOrtModel(runtime_, testing::DefaultModelDir() / "det" / "det.onnx", {});
+  ASSERT_OK(model);
+  Tensor input;
+  input.shape = {3, 64};
+  input.data.assign(3 * 64, 0.0f);
+  auto out = (*model)->Run(input);
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), StatusCode::kInternal);
+  EXPECT_NE(out.status().message().find("det.onnx"), std::string::npos);
+}
+
+TEST_F(OrtModelTest, MissingFileNamesTheFile) {
+  auto model = LoadOrtModel(runtime_, "/nonexistent/det.onnx", {});
+  ASSERT_FALSE(model.ok());
+  EXPECT_EQ(model.status().code(), StatusCode::kModelLoadFailed);
+  EXPECT_NE(model.status().message().find("/nonexistent/det.onnx"), std::string::npos);
+  EXPECT_NE(model.status().message().find("not found"), std::string::npos);
+}
+
+TEST_F(OrtModelTest, CorruptFileIsRefused) {
+  const auto path = std::filesystem::path(::testing::TempDir()) / "corrupt.onnx";
+  std::ofstream(path) << "this is not a protobuf";
+  auto model = LoadOrtModel(runtime_, path, {});
+  ASSERT_FALSE(model.ok());
+  EXPECT_EQ(model.status().code(), StatusCode::kModelLoadFailed);
+  EXPECT_NE(model.status().message().find("corrupt.onnx"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ocr::engine

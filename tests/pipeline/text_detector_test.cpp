@@ -1,0 +1,37 @@
+#include "pipeline/det/text_detector.h"
+
+#include <gtest/gtest.h>
+
+namespace ocr::pipeline {
+namespace {
+
+cv::Size Size(int w, int h, int limit = 960, LimitType type = LimitType::kMax) {
+  DetOptions o;
+  o.limit_side_len = limit;
+  o.limit_type = type;
+  return DetInputSize(w, h, o);
+}
+
+TEST(DetInputSizeTest, SmallImageKeepsScaleAndRoundsTo32) {
+  EXPECT_EQ(Size(200, 60), cv::Size(192, 64));
+  EXPECT_EQ(Size(10, 10), cv::Size(32, 32));  // never below 32
+}
+
+TEST(DetInputSizeTest, LargeImageScalesLongSideTo960) {
+  EXPECT_EQ(Size(1920, 1080), cv::Size(960, 544));
+  EXPECT_EQ(Size(1080, 1920), cv::Size(544, 960));
+  EXPECT_EQ(Size(2480, 3508), cv::Size(672, 960));
+}
+
+TEST(DetInputSizeTest, HalvesRoundToEvenLikePython) {
+  // 80 / 32 = 2.5 -> 2; 48 / 32 = 1.5 -> 2; 112 / 32 = 3.5 -> 4.
+  EXPECT_EQ(Size(80, 48), cv::Size(64, 64));
+  EXPECT_EQ(Size(112, 48), cv::Size(128, 64));
+}
+
+TEST(DetInputSizeTest, MinLimitScalesShortSideUp) {
+  EXPECT_EQ(Size(100, 50, 736, LimitType::kMin), cv::Size(1472, 736));
+}
+
+}  // namespace
+}  // namespace ocr::pipeline
