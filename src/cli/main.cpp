@@ -5,6 +5,7 @@
 
 #include "cli/exit_codes.h"
 #include "cli/run_command.h"
+#include "cli/serve_command.h"
 #include "engine/ort_model.h"
 
 #ifndef OCR_VERSION
@@ -13,18 +14,24 @@
 
 int main(int argc, char** argv) {
   CLI::App app{"OnnxOCR Server: PaddleOCR models on ONNX Runtime", "onnxocr"};
-  app.set_version_flag("--version",
-                       [] { return std::string("onnxocr ") + OCR_VERSION + " (ONNX Runtime " +
-                                   ocr::engine::Runtime::Version() + ")"; });
+  app.set_version_flag("--version", [] {
+    return std::string("onnxocr ") + OCR_VERSION + " (ONNX Runtime " +
+           ocr::engine::Runtime::Version() + ")";
+  });
   app.require_subcommand(1);
   ocr::cli::RunOptions run_options;
   CLI::App* run = ocr::cli::AddRunCommand(app, run_options);
+  ocr::cli::ServeOptions serve_options;
+  CLI::App* serve = ocr::cli::AddServeCommand(app, serve_options);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);
     return code == 0 ? ocr::cli::kExitOk : ocr::cli::kExitUsage;
   }
-  if (run->parsed()) return ocr::cli::Run(run_options);
+  if (run->parsed())
+    return ocr::cli::Run(run_options);
+  if (serve->parsed())
+    return ocr::cli::Serve(serve_options);
   return ocr::cli::kExitUsage;
 }

@@ -1,0 +1,111 @@
+#include "cli/serve_command.h"
+
+#include <chrono>
+#include <iostream>
+#include <memory>
+#include <thread>
+
+#include <opencv2/core/utility.hpp>
+#include <spdlog/sinks/stdout_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include "cli/exit_codes.h"
+#include "cli/model_flags.h"
+#include "engine/ort_model.h"
+#include "http/server.h"
+#include "pipeline/model_set.h"
+#include "pipeline/pipeline.h"
+
+namespace ocr::cli {
+
+CLI::App* AddServeCommand(CLI::App& app, ServeOptions& o) {
+  CLI::App* cmd = app.add_subcommand("serve", "Serve the HTTP API");
+  cmd->add_option("--host", o.host, "Address to listen on")
+      ->envname("ONNXOCR_HOST")
+      ->capture_default_str();
+  cmd->add_option("--port", o.port, "Port to listen on (0 = any free port)")
+      ->envname("ONNXOCR_PORT")
+      ->check(CLI::Range(0, 65535))
+      ->capture_default_str();
+  cmd->add_option("--models", o.models, "Model set NAME=DIR (repeatable; first is the default)")
+      ->envname("ONNXOCR_MODELS")
+      ->delimiter(',');
+  cmd->add_option("--threads", o.threads, "Inference worker threads (0 = all usable cores)")
+      ->envname("ONNXOCR_THREADS")
+      ->check(CLI::Range(0, 4096))
+      ->capture_default_str();
+  cmd->add_option("--queue-size", o.queue_size, "Requests that may wait for a worker")
+      ->envname("ONNXOCR_QUEUE_SIZE")
+      ->check(CLI::Range(1, 1'000'000))
+      ->capture_default_str();
+  cmd->add_option("--max-body-mb", o.max_body_mb, "Largest request body, MiB")
+      ->envname("ONNXOCR_MAX_BODY_MB")
+      ->check(CLI::Range(1, 4096))
+      ->capture_default_str();
+  cmd->add_option("--max-image-pixels", o.max_image_pixels, "Largest image accepted (w x h)")
+      ->envname("ONNXOCR_MAX_IMAGE_PIXELS")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_option("--read-timeout", o.read_timeout,
+                  "Seconds allowed to read a request or write a response")
+      ->envname("ONNXOCR_READ_TIMEOUT")
+      ->check(CLI::Range(1, 86400))
+      ->capture_default_str();
+  cmd->add_option("--request-timeout", o.request_timeout, "Seconds a request may wait for a worker")
+      ->envname("ONNXOCR_REQUEST_TIMEOUT")
+      ->check(CLI::Range(1, 86400))
+      ->capture_default_str();
+  return cmd;
+}
+
+int Serve(const ServeOptions& o) {
+  // Logs go to stderr; stdout stays free.
+  spdlog::set_default_logger(spdlog::stderr_logger_mt("onnxocr"));
+  cv::setNumThreads(0);  // only the workers parallelise
+
+  auto specs = ResolveModelSpecs(o.models);
+  if (!specs.ok()) {
+    std::cerr << "onnxocr serve: " << specs.status().message() << "\n";
+    return specs.status().code() == StatusCode::kInvalidArgument ? kExitUsage : kExitModelsFailed;
+  }
+
+  engine::Runtime runtime;
+  engine::SessionConfig session;
+  session.intra_op_threads = 1;  // requests run side by side on the workers instead
+  std::vector<std::unique_ptr<pipeline::ModelSet>> sets;
+  std::vector<std::unique_ptr<pipeline::Pipeline>> pipes;
+  std::vector<const pipeline::Pipeline*> pipe_ptrs;
+  for (const ModelSpec& spec : *specs) {
+    auto set = pipeline::LoadModelSet(runtime, spec.name, spec.dir, session);
+    if (!set.ok()) {
+      std::cerr << "onnxocr serve: " << set.status().message() << "\n";
+      return kExitModelsFailed;
+    }
+    spdlog::info("loaded model set {} from {}", spec.name, spec.dir.string());
+    sets.push_back(std::move(set).value());
+    pipes.push_back(std::make_unique<pipeline::Pipeline>(*sets.back()));
+    pipe_ptrs.push_back(pipes.back().get());
+  }
+
+  http::ServerConfig config;
+  config.host = o.host;
+  config.port = static_cast<std::uint16_t>(o.port);
+  config.worker_threads = o.threads > 0
+                              ? o.threads
+                              : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  config.queue_size = static_cast<size_t>(o.queue_size);
+  config.max_body_bytes = static_cast<std::uint64_t>(o.max_body_mb) << 20;
+  config.max_image_pixels = o.max_image_pixels;
+  config.read_timeout = std::chrono::seconds(o.read_timeout);
+  config.request_timeout = std::chrono::seconds(o.request_timeout);
+
+  http::Server server(config, pipe_ptrs);
+  const Status status = server.Run();
+  if (!status.ok()) {
+    std::cerr << "onnxocr serve: " << status.message() << "\n";
+    return status.code() == StatusCode::kInvalidArgument ? kExitUsage : 1;
+  }
+  return kExitOk;
+}
+
+}  // namespace ocr::cli

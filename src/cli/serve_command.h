@@ -1,0 +1,29 @@
+// `onnxocr serve`: load the model sets, then answer the HTTP API (spec/API.md sections 3-4).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+namespace ocr::cli {
+
+struct ServeOptions {
+  std::string host = "0.0.0.0";
+  int port = 5005;                  // 0 = ephemeral (the log says which)
+  std::vector<std::string> models;  // NAME=DIR, first is the default
+  int threads = 0;                  // inference workers; 0 = all usable cores
+  int queue_size = 64;              // requests waiting for a worker
+  int max_body_mb = 32;             // request body limit, MiB
+  long long max_image_pixels = 50'000'000;
+  int read_timeout = 30;     // seconds
+  int request_timeout = 60;  // seconds
+};
+
+// Declares the subcommand's flags on `app`, bound to `options`.
+CLI::App* AddServeCommand(CLI::App& app, ServeOptions& options);
+
+// Serves until SIGTERM/SIGINT; returns the process exit code.
+int Serve(const ServeOptions& options);
+
+}  // namespace ocr::cli

@@ -1,0 +1,52 @@
+// The HTTP server (spec/API.md section 3): Beast in the completion-handler style, a few I/O
+// threads for sockets, parsing and serialization, and a fixed pool of workers behind one bounded
+// queue for decoding and inference. Routes: POST /ocr and /ocr_api (JSON form), GET /healthz,
+// GET /readyz. SIGTERM/SIGINT drain: readyz turns 503, accepting stops, in-flight requests finish
+// (bounded by drain_timeout), then Run() returns; a second signal stops at once.
+// Thread-safety: construct and Run() from one thread; Run() blocks until shut down.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "pipeline/pipeline.h"
+
+namespace ocr::http {
+
+struct ServerConfig {
+  std::string host = "0.0.0.0";  // address to bind (IPv4 or IPv6 literal)
+  std::uint16_t port = 5005;     // 0 = an ephemeral port, logged as "listening on HOST:PORT"
+  int io_threads = 2;            // threads running socket I/O
+  int worker_threads = 1;        // inference workers
+  size_t queue_size = 64;        // jobs waiting for a worker; beyond it 503 server_busy
+  std::uint64_t max_body_bytes = 32ull << 20;  // request bodies over this get 413
+  std::int64_t max_image_pixels = 50'000'000;  // width x height, checked from the header
+  std::chrono::seconds read_timeout{30};       // per read or write of one request/response
+  std::chrono::seconds request_timeout{60};    // from receipt to the start of inference: 504
+  std::chrono::seconds drain_timeout{30};      // how long SIGTERM waits for in-flight requests
+};
+
+class Server {
+ public:
+  // `pipelines` are the loaded model sets, the first the default; each is addressed by
+  // pipeline->models().name. REQUIRES: every pipeline outlives the server.
+  Server(ServerConfig config, std::vector<const pipeline::Pipeline*> pipelines);
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  // Binds, serves until a signal has drained the server, and returns.
+  // Errors: kIoError when the address cannot be bound; kInvalidArgument for a bad host.
+  Status Run();
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace ocr::http

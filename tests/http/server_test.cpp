@@ -1,0 +1,603 @@
+// The HTTP server as a client sees it: the real onnxocr binary with the real models, started as
+// a child process on an ephemeral port, spoken to over real sockets with Beast's sync client.
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <fstream>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "http/base64.h"
+#include "support/render_text.h"
+#include "support/test_paths.h"
+
+namespace ocr::http {
+namespace {
+
+namespace beast = boost::beast;
+namespace bhttp = boost::beast::http;
+namespace net = boost::asio;
+using tcp = net::ip::tcp;
+using Json = nlohmann::json;
+using Response = bhttp::response<bhttp::string_body>;
+using Request = bhttp::request<bhttp::string_body>;
+
+// ---------------------------------------------------------------------------------------------
+// Base64 decoder (unit level).
+
+TEST(Base64Test, DecodesPaddedUnpaddedWrappedAndDataUri) {
+  EXPECT_EQ(*DecodeBase64("aGVsbG8="), "hello");
+  EXPECT_EQ(*DecodeBase64("aGVsbG8"), "hello");
+  EXPECT_EQ(*DecodeBase64("aGVs\r\nbG8h\n"),
+            "hell"
+            "o!");
+  EXPECT_EQ(*DecodeBase64("data:image/png;base64,aGk="), "hi");
+  EXPECT_EQ(*DecodeBase64("AA=="), std::string(1, '\0'));
+}
+
+TEST(Base64Test, RejectsInvalidInput) {
+  for (const char* bad : {"", "   ", "aGVs*G8=", "a", "aGk=aGk=", "aG===", "aGk",
+                          "data:image/png,aGk=", "data:;base64"}) {
+    const auto r = DecodeBase64(bad);
+    if (std::string_view(bad) == "aGk") {
+      EXPECT_TRUE(r.ok());  // unpadded is fine
+      continue;
+    }
+    EXPECT_FALSE(r.ok()) << "accepted '" << bad << "'";
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Helpers.
+
+std::string EncodeBase64(std::string_view in) {
+  static constexpr char kAlphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  size_t i = 0;
+  for (; i + 2 < in.size(); i += 3) {
+    const std::uint32_t v =
+        (std::uint8_t(in[i]) << 16) | (std::uint8_t(in[i + 1]) << 8) | std::uint8_t(in[i + 2]);
+    out += {kAlphabet[v >> 18], kAlphabet[(v >> 12) & 63], kAlphabet[(v >> 6) & 63],
+            kAlphabet[v & 63]};
+  }
+  if (i + 1 == in.size()) {
+    const std::uint32_t v = std::uint8_t(in[i]) << 16;
+    out += {kAlphabet[v >> 18], kAlphabet[(v >> 12) & 63], '=', '='};
+  } else if (i + 2 == in.size()) {
+    const std::uint32_t v = (std::uint8_t(in[i]) << 16) | (std::uint8_t(in[i + 1]) << 8);
+    out += {kAlphabet[v >> 18], kAlphabet[(v >> 12) & 63], kAlphabet[(v >> 6) & 63], '='};
+  }
+  return out;
+}
+
+std::uint32_t Crc32(std::string_view data) {
+  std::uint32_t crc = 0xFFFFFFFFu;
+  for (const char ch : data) {
+    crc ^= std::uint8_t(ch);
+    for (int k = 0; k < 8; ++k)
+      crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
+  }
+  return crc ^ 0xFFFFFFFFu;
+}
+
+void PutBe32(std::string& out, std::uint32_t v) {
+  for (int shift = 24; shift >= 0; shift -= 8)
+    out.push_back(char((v >> shift) & 0xFF));
+}
+
+std::string PngChunk(std::string_view type, std::string_view data) {
+  std::string chunk;
+  PutBe32(chunk, static_cast<std::uint32_t>(data.size()));
+  std::string body(type);
+  body += data;
+  chunk += body;
+  PutBe32(chunk, Crc32(body));
+  return chunk;
+}
+
+// A PNG whose header declares width x height (8-bit RGB) and that has no pixel data.
+std::string PngHeaderOnly(std::uint32_t width, std::uint32_t height) {
+  std::string png("\x89PNG\r\n\x1a\n", 8);
+  std::string ihdr;
+  PutBe32(ihdr, width);
+  PutBe32(ihdr, height);
+  ihdr += std::string("\x08\x02\x00\x00\x00", 5);
+  png += PngChunk("IHDR", ihdr);
+  png += PngChunk("IEND", "");
+  return png;
+}
+
+// The onnxocr binary running `serve` as a child; stderr is collected on a thread.
+class ServerProcess {
+ public:
+  ServerProcess() = default;
+  ServerProcess(const ServerProcess&) = delete;
+  ServerProcess& operator=(const ServerProcess&) = delete;
+
+  ~ServerProcess() {
+    if (pid_ > 0) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+    }
+    if (reader_.joinable())
+      reader_.join();
+  }
+
+  // Starts the server and waits (up to 60 s) for "listening on HOST:PORT".
+  ::testing::AssertionResult Start(const std::vector<std::string>& extra_args) {
+    int fds[2];
+    if (pipe(fds) != 0)
+      return ::testing::AssertionFailure() << "pipe failed";
+    std::vector<std::string> args = {
+        OCR_ONNXOCR_BINARY, "serve", "--host",   "127.0.0.1",
+        "--port",           "0",     "--models", "ppocrv4=" + testing::DefaultModelDir().string()};
+    args.insert(args.end(), extra_args.begin(), extra_args.end());
+    pid_ = fork();
+    if (pid_ == 0) {
+      dup2(fds[1], STDERR_FILENO);
+      close(fds[0]);
+      close(fds[1]);
+      for (const char* name : {"ONNXOCR_MODELS", "ONNXOCR_PORT", "ONNXOCR_HOST", "ONNXOCR_THREADS",
+                               "ONNXOCR_QUEUE_SIZE", "ONNXOCR_MAX_BODY_MB"}) {
+        unsetenv(name);
+      }
+      std::vector<char*> argv;
+      for (auto& a : args)
+        argv.push_back(a.data());
+      argv.push_back(nullptr);
+      execv(argv[0], argv.data());
+      _exit(127);
+    }
+    close(fds[1]);
+    fd_ = fds[0];
+    if (pid_ < 0)
+      return ::testing::AssertionFailure() << "fork failed";
+
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    std::string seen;
+    while (std::chrono::steady_clock::now() < deadline) {
+      pollfd p{fd_, POLLIN, 0};
+      if (poll(&p, 1, 200) <= 0)
+        continue;
+      char buf[4096];
+      const ssize_t n = read(fd_, buf, sizeof buf);
+      if (n <= 0)
+        break;
+      seen.append(buf, static_cast<size_t>(n));
+      const size_t at = seen.find("listening on ");
+      const size_t eol = at == std::string::npos ? at : seen.find('\n', at);
+      if (eol != std::string::npos) {
+        const std::string line = seen.substr(at, eol - at);
+        port_ = static_cast<unsigned short>(std::stoi(line.substr(line.rfind(':') + 1)));
+        {
+          std::lock_guard lock(mu_);
+          log_ = seen;
+        }
+        reader_ = std::thread([this] { ReadRest(); });
+        return ::testing::AssertionSuccess();
+      }
+    }
+    return ::testing::AssertionFailure() << "server did not report its port; stderr:\n" << seen;
+  }
+
+  unsigned short port() const { return port_; }
+
+  // SIGTERM, then waits up to `wait` for the exit; returns the exit code (-1: killed/timeout).
+  int Stop(std::chrono::seconds wait = std::chrono::seconds(40)) {
+    if (pid_ <= 0)
+      return -1;
+    kill(pid_, SIGTERM);
+    return Wait(wait);
+  }
+
+  void Signal(int signo) const { kill(pid_, signo); }
+
+  int Wait(std::chrono::seconds wait) {
+    const auto deadline = std::chrono::steady_clock::now() + wait;
+    int status = 0;
+    while (true) {
+      const pid_t r = waitpid(pid_, &status, WNOHANG);
+      if (r == pid_)
+        break;
+      if (std::chrono::steady_clock::now() > deadline) {
+        kill(pid_, SIGKILL);
+        waitpid(pid_, &status, 0);
+        pid_ = -1;
+        if (reader_.joinable())
+          reader_.join();
+        return -1;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    pid_ = -1;
+    if (reader_.joinable())
+      reader_.join();
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+
+  std::string log() {
+    std::lock_guard lock(mu_);
+    return log_;
+  }
+
+ private:
+  void ReadRest() {
+    char buf[4096];
+    ssize_t n;
+    while ((n = read(fd_, buf, sizeof buf)) > 0) {
+      std::lock_guard lock(mu_);
+      log_.append(buf, static_cast<size_t>(n));
+    }
+    close(fd_);
+  }
+
+  pid_t pid_ = -1;
+  int fd_ = -1;
+  unsigned short port_ = 0;
+  std::thread reader_;
+  std::mutex mu_;
+  std::string log_;
+};
+
+tcp::socket Connect(net::io_context& ioc, unsigned short port) {
+  tcp::socket socket(ioc);
+  socket.connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), port));
+  return socket;
+}
+
+Request MakeRequest(bhttp::verb method, std::string target, std::string body = {},
+                    std::string content_type = "application/json") {
+  Request req(method, target, 11);
+  req.set(bhttp::field::host, "127.0.0.1");
+  if (!body.empty() || method == bhttp::verb::post) {
+    req.set(bhttp::field::content_type, content_type);
+    req.body() = std::move(body);
+  }
+  req.prepare_payload();
+  return req;
+}
+
+Response Exchange(tcp::socket& socket, Request req) {
+  bhttp::write(socket, req);
+  beast::flat_buffer buffer;
+  Response res;
+  bhttp::read(socket, buffer, res);
+  return res;
+}
+
+Response Send(unsigned short port, Request req) {
+  net::io_context ioc;
+  tcp::socket socket = Connect(ioc, port);
+  return Exchange(socket, std::move(req));
+}
+
+Json BodyJson(const Response& res) {
+  return Json::parse(res.body(), nullptr, false);
+}
+
+std::string ErrorCodeOf(const Response& res) {
+  const Json j = BodyJson(res);
+  if (!j.is_object() || !j.contains("error"))
+    return "<no error object: " + res.body() + ">";
+  return j["error"].value("code", "<no code>");
+}
+
+std::string WithoutSpaces(std::string s) {
+  std::erase(s, ' ');
+  return s;
+}
+
+std::string OcrBody(const std::string& png_bytes) {
+  return Json{{"image", EncodeBase64(png_bytes)}}.dump();
+}
+
+// ---------------------------------------------------------------------------------------------
+// One server shared by the tests that need no special flags.
+
+class ServerTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    const auto png = testing::RenderTextPng("Order 7781 shipped");
+    if (!png.empty())
+      png_ = new std::string(testing::ReadFileOrDie(png));
+    server_ = new ServerProcess();
+    const auto started = server_->Start({"--threads", "2", "--max-body-mb", "1"});
+    if (!started) {
+      start_error_ = new std::string(started.message());
+      delete server_;
+      server_ = nullptr;
+    }
+  }
+
+  static void TearDownTestSuite() {
+    if (server_ != nullptr) {
+      const int code = server_->Stop();
+      EXPECT_EQ(code, 0) << server_->log();
+      delete server_;
+      server_ = nullptr;
+    }
+    delete png_;
+    png_ = nullptr;
+    delete start_error_;
+    start_error_ = nullptr;
+  }
+
+  void SetUp() override { ASSERT_NE(server_, nullptr) << (start_error_ ? *start_error_ : ""); }
+
+  unsigned short port() const { return server_->port(); }
+
+  const std::string& Png() {
+    if (png_ == nullptr) {
+      static const std::string kEmpty;
+      return kEmpty;
+    }
+    return *png_;
+  }
+
+  void ExpectOneOrderLine(const Response& res) {
+    ASSERT_EQ(res.result_int(), 200u) << res.body();
+    EXPECT_EQ(res[bhttp::field::content_type], "application/json");
+    const Json j = BodyJson(res);
+    ASSERT_TRUE(j.is_object()) << res.body();
+    std::vector<std::string> keys;
+    for (const auto& item : j.items())
+      keys.push_back(item.key());
+    EXPECT_EQ(keys, (std::vector<std::string>{"processing_time", "results"}));
+    EXPECT_TRUE(j["processing_time"].is_number());
+    ASSERT_EQ(j["results"].size(), 1u) << res.body();
+    EXPECT_EQ(WithoutSpaces(j["results"][0].value("text", "")), "Order7781shipped");
+  }
+
+  static inline ServerProcess* server_ = nullptr;
+  static inline std::string* png_ = nullptr;
+  static inline std::string* start_error_ = nullptr;
+};
+
+#define SKIP_WITHOUT_PNG() \
+  if (Png().empty())       \
+  GTEST_SKIP() << "pango-view is not installed; cannot render test text"
+
+TEST_F(ServerTest, HealthzAndReadyz) {
+  const Response health = Send(port(), MakeRequest(bhttp::verb::get, "/healthz"));
+  EXPECT_EQ(health.result_int(), 200u);
+  EXPECT_EQ(health.body(), R"({"status":"ok"})");
+  EXPECT_EQ(health[bhttp::field::content_type], "application/json");
+  EXPECT_FALSE(health["X-Request-Id"].empty());
+
+  const Response ready = Send(port(), MakeRequest(bhttp::verb::get, "/readyz"));
+  EXPECT_EQ(ready.result_int(), 200u);
+  EXPECT_EQ(ready.body(), R"({"status":"ready"})");
+}
+
+TEST_F(ServerTest, EchoesSaneRequestIdAndReplacesOthers) {
+  Request req = MakeRequest(bhttp::verb::get, "/healthz");
+  req.set("X-Request-Id", "abc-123_x.y");
+  EXPECT_EQ(Send(port(), req)["X-Request-Id"], "abc-123_x.y");
+  req.set("X-Request-Id", "bad id with spaces");
+  const Response res = Send(port(), req);
+  EXPECT_NE(res["X-Request-Id"], "bad id with spaces");
+  EXPECT_FALSE(res["X-Request-Id"].empty());
+}
+
+TEST_F(ServerTest, OcrReadsRenderedText) {
+  SKIP_WITHOUT_PNG();
+  ExpectOneOrderLine(Send(port(), MakeRequest(bhttp::verb::post, "/ocr", OcrBody(Png()))));
+}
+
+TEST_F(ServerTest, OcrApiAliasAcceptsDataUri) {
+  SKIP_WITHOUT_PNG();
+  const std::string body =
+      Json{{"image", "data:image/png;base64," + EncodeBase64(Png())}, {"cls", false}}.dump();
+  ExpectOneOrderLine(Send(port(), MakeRequest(bhttp::verb::post, "/ocr_api", body)));
+}
+
+TEST_F(ServerTest, TwoRequestsOnOneKeepAliveConnection) {
+  SKIP_WITHOUT_PNG();
+  net::io_context ioc;
+  tcp::socket socket = Connect(ioc, port());
+  const Response first = Exchange(socket, MakeRequest(bhttp::verb::post, "/ocr", OcrBody(Png())));
+  ExpectOneOrderLine(first);
+  EXPECT_TRUE(first.keep_alive());
+  ExpectOneOrderLine(Exchange(socket, MakeRequest(bhttp::verb::post, "/ocr", OcrBody(Png()))));
+}
+
+struct ErrorCase {
+  const char* name;
+  std::string target;
+  std::string body;
+  std::string content_type;
+  unsigned status;
+  std::string code;
+};
+
+TEST_F(ServerTest, ClientErrorsHaveTheDocumentedShape) {
+  std::string random_bytes;
+  for (int i = 0; i < 256; ++i)
+    random_bytes.push_back(static_cast<char>((i * 37 + 11) & 0xFF));
+  const std::vector<ErrorCase> cases = {
+      {"invalid json", "/ocr", "{\"image\": ", "application/json", 400, "invalid_json"},
+      {"not an object", "/ocr", "[1,2]", "application/json", 400, "invalid_json"},
+      {"missing image", "/ocr", R"({"cls": true})", "application/json", 400, "missing_field"},
+      {"bad base64", "/ocr", R"({"image": "!!!not*base64"})", "application/json", 400,
+       "invalid_base64"},
+      {"drop_score 7", "/ocr", R"({"image": "aGk=", "drop_score": 7})", "application/json", 400,
+       "invalid_option"},
+      {"cls not bool", "/ocr", R"({"image": "aGk=", "cls": "yes"})", "application/json", 400,
+       "invalid_option"},
+      {"unknown model", "/ocr", R"({"image": "aGk=", "model": "nope"})", "application/json", 400,
+       "invalid_option"},
+      {"text/plain", "/ocr", "hello", "text/plain", 415, "unsupported_media_type"},
+      {"multipart", "/ocr", "--x--", "multipart/form-data; boundary=x", 415,
+       "unsupported_media_type"},
+      {"random bytes", "/ocr", Json{{"image", EncodeBase64(random_bytes)}}.dump(),
+       "application/json", 415, "unsupported_media_type"},
+      {"pdf", "/ocr",
+       Json{{"image", EncodeBase64("%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj\n")}}.dump(),
+       "application/json", 415, "unsupported_media_type"},
+      {"huge png header", "/ocr_api",
+       Json{{"image", EncodeBase64(PngHeaderOnly(60000, 60000))}}.dump(), "application/json", 422,
+       "image_too_large"},
+  };
+  for (const ErrorCase& c : cases) {
+    SCOPED_TRACE(c.name);
+    const Response res =
+        Send(port(), MakeRequest(bhttp::verb::post, c.target, c.body, c.content_type));
+    EXPECT_EQ(res.result_int(), c.status) << res.body();
+    EXPECT_EQ(ErrorCodeOf(res), c.code) << res.body();
+    EXPECT_EQ(res[bhttp::field::content_type], "application/json");
+    EXPECT_FALSE(res["X-Request-Id"].empty());
+    const Json j = BodyJson(res);
+    ASSERT_TRUE(j.is_object()) << res.body();
+    EXPECT_EQ(j.value("success", true), false);
+    EXPECT_TRUE(j["error"]["message"].is_string());
+    if (c.code == "missing_field") {
+      EXPECT_NE(j["error"]["message"].get<std::string>().find("image"), std::string::npos);
+    }
+    if (c.name == std::string("pdf")) {
+      EXPECT_NE(j["error"]["message"].get<std::string>().find("PDF"), std::string::npos);
+    }
+  }
+}
+
+TEST_F(ServerTest, UnknownRouteIs404AndWrongMethodIs405) {
+  const Response missing = Send(port(), MakeRequest(bhttp::verb::get, "/nope"));
+  EXPECT_EQ(missing.result_int(), 404u);
+  EXPECT_EQ(ErrorCodeOf(missing), "not_found");
+
+  const Response wrong = Send(port(), MakeRequest(bhttp::verb::delete_, "/ocr"));
+  EXPECT_EQ(wrong.result_int(), 405u);
+  EXPECT_EQ(ErrorCodeOf(wrong), "method_not_allowed");
+  EXPECT_EQ(wrong[bhttp::field::allow], "POST");
+}
+
+TEST_F(ServerTest, OversizedContentLengthIs413WithoutReadingTheBody) {
+  net::io_context ioc;
+  tcp::socket socket = Connect(ioc, port());
+  const std::string head =
+      "POST /ocr HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+      "Content-Length: 2000000\r\n\r\n";
+  net::write(socket, net::buffer(head));  // no body is ever sent
+  beast::flat_buffer buffer;
+  Response res;
+  bhttp::read(socket, buffer, res);
+  EXPECT_EQ(res.result_int(), 413u);
+  EXPECT_EQ(ErrorCodeOf(res), "payload_too_large");
+  EXPECT_FALSE(res.keep_alive());
+}
+
+TEST_F(ServerTest, AnswersExpect100ContinueBeforeTheBody) {
+  net::io_context ioc;
+  tcp::socket socket = Connect(ioc, port());
+  const std::string body = R"({"cls": true})";
+  const std::string head =
+      "POST /ocr HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+      "Expect: 100-continue\r\nContent-Length: " +
+      std::to_string(body.size()) + "\r\n\r\n";
+  net::write(socket, net::buffer(head));
+  beast::flat_buffer buffer;
+  bhttp::response<bhttp::empty_body> interim;
+  bhttp::read(socket, buffer, interim);
+  EXPECT_EQ(interim.result(), bhttp::status::continue_);
+  net::write(socket, net::buffer(body));
+  Response res;
+  bhttp::read(socket, buffer, res);
+  EXPECT_EQ(res.result_int(), 400u);
+  EXPECT_EQ(ErrorCodeOf(res), "missing_field");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Servers with their own flags or lifecycles.
+
+TEST(ServerLifecycleTest, SigtermLetsTheInFlightRequestFinishThenExitsZero) {
+  // Many lines, so that inference is still running when the signal arrives.
+  std::string text;
+  for (int i = 0; i < 24; ++i)
+    text += "Order " + std::to_string(7700 + i) + " shipped today\n";
+  const auto png_path = testing::RenderTextPng(text);
+  if (png_path.empty())
+    GTEST_SKIP() << "pango-view is not installed";
+  ServerProcess server;
+  ASSERT_TRUE(server.Start({"--threads", "1"}));
+  net::io_context ioc;
+  tcp::socket socket = Connect(ioc, server.port());
+  bhttp::write(socket,
+               MakeRequest(bhttp::verb::post, "/ocr", OcrBody(testing::ReadFileOrDie(png_path))));
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the server has the request
+  server.Signal(SIGTERM);
+  beast::flat_buffer buffer;
+  Response res;
+  bhttp::read(socket, buffer, res);
+  EXPECT_EQ(res.result_int(), 200u) << res.body();
+  EXPECT_FALSE(res.keep_alive());  // draining: the connection closes after the answer
+  EXPECT_GE(BodyJson(res)["results"].size(), 20u) << res.body();
+  EXPECT_EQ(server.Wait(std::chrono::seconds(40)), 0) << server.log();
+  // The answer was written after the drain began, so the request really was in flight.
+  const std::string log = server.log();
+  const size_t drain_at = log.find("draining");
+  const size_t answer_at = log.find(R"("path":"/ocr")");
+  ASSERT_NE(drain_at, std::string::npos) << log;
+  ASSERT_NE(answer_at, std::string::npos) << log;
+  EXPECT_LT(drain_at, answer_at) << log;
+}
+
+TEST(ServerLifecycleTest, FullQueueAnswers503WithRetryAfter) {
+  const auto png_path = testing::RenderTextPng("Order 7781 shipped");
+  if (png_path.empty())
+    GTEST_SKIP() << "pango-view is not installed";
+  const std::string body = OcrBody(testing::ReadFileOrDie(png_path));
+  ServerProcess server;
+  ASSERT_TRUE(server.Start({"--threads", "1", "--queue-size", "1"}));
+  constexpr int kClients = 8;
+  std::array<unsigned, kClients> status{};
+  std::array<std::string, kClients> retry_after{};
+  std::array<std::string, kClients> code{};
+  {
+    std::vector<std::jthread> clients;
+    for (int i = 0; i < kClients; ++i) {
+      clients.emplace_back([&, i] {
+        const Response res = Send(server.port(), MakeRequest(bhttp::verb::post, "/ocr", body));
+        status[i] = res.result_int();
+        retry_after[i] = std::string(res[bhttp::field::retry_after]);
+        if (status[i] != 200)
+          code[i] = ErrorCodeOf(res);
+      });
+    }
+  }
+  int ok = 0;
+  int busy = 0;
+  for (int i = 0; i < kClients; ++i) {
+    if (status[i] == 200) {
+      ++ok;
+    } else {
+      EXPECT_EQ(status[i], 503u);
+      EXPECT_EQ(code[i], "server_busy");
+      EXPECT_EQ(retry_after[i], "1");
+      ++busy;
+    }
+  }
+  EXPECT_GE(ok, 1);
+  EXPECT_GE(busy, 1);
+  EXPECT_EQ(ok + busy, kClients);
+  EXPECT_EQ(server.Stop(), 0) << server.log();
+}
+
+}  // namespace
+}  // namespace ocr::http
