@@ -11,8 +11,10 @@
 
 #include "cli/exit_codes.h"
 #include "cli/model_flags.h"
+#include "common/log.h"
 #include "engine/ort_model.h"
 #include "http/server.h"
+#include "image/decode.h"
 #include "pipeline/model_set.h"
 #include "pipeline/pipeline.h"
 
@@ -51,7 +53,24 @@ CLI::App* AddServeCommand(CLI::App& app, ServeOptions& o) {
       ->envname("ONNXOCR_READ_TIMEOUT")
       ->check(CLI::Range(1, 86400))
       ->capture_default_str();
-  cmd->add_option("--request-timeout", o.request_timeout, "Seconds a request may wait for a worker")
+  cmd->add_option("--max-connections", o.max_connections,
+                  "Open connections at most; more are answered 503 and closed")
+      ->envname("ONNXOCR_MAX_CONNECTIONS")
+      ->check(CLI::Range(1, 1'000'000))
+      ->capture_default_str();
+  cmd->add_option("--cors-origin", o.cors_origin,
+                  "Allow browser pages from this origin ('*' for any); CORS is off without it")
+      ->envname("ONNXOCR_CORS_ORIGIN");
+  cmd->add_option("--log-format", o.log_format, "json or text")
+      ->envname("ONNXOCR_LOG_FORMAT")
+      ->check(CLI::IsMember({"json", "text"}))
+      ->capture_default_str();
+  cmd->add_option("--log-level", o.log_level, "trace, debug, info, warn, error, critical, off")
+      ->envname("ONNXOCR_LOG_LEVEL")
+      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}))
+      ->capture_default_str();
+  cmd->add_option("--request-timeout", o.request_timeout,
+                  "Seconds from a request's arrival to its answer; then 504 and the work stops")
       ->envname("ONNXOCR_REQUEST_TIMEOUT")
       ->check(CLI::Range(1, 86400))
       ->capture_default_str();
@@ -60,7 +79,11 @@ CLI::App* AddServeCommand(CLI::App& app, ServeOptions& o) {
 
 int Serve(const ServeOptions& o) {
   // Logs go to stderr; stdout stays free.
-  spdlog::set_default_logger(spdlog::stderr_logger_mt("onnxocr"));
+  if (Status s = ConfigureLogging(o.log_format, o.log_level); !s.ok()) {
+    std::cerr << "onnxocr serve: " << s.message() << "\n";
+    return kExitUsage;
+  }
+  image::QuietCodecWarnings();
   cv::setNumThreads(0);  // only the workers parallelise
 
   auto specs = ResolveModelSpecs(o.models);
@@ -98,6 +121,8 @@ int Serve(const ServeOptions& o) {
   config.max_image_pixels = o.max_image_pixels;
   config.read_timeout = std::chrono::seconds(o.read_timeout);
   config.request_timeout = std::chrono::seconds(o.request_timeout);
+  config.max_connections = o.max_connections;
+  config.cors_origin = o.cors_origin;
 
   http::Server server(config, pipe_ptrs);
   const Status status = server.Run();

@@ -18,6 +18,10 @@ struct ServeOptions {
   long long max_image_pixels = 50'000'000;
   int read_timeout = 30;     // seconds
   int request_timeout = 60;  // seconds
+  int max_connections = 1024;
+  std::string cors_origin;  // "" = CORS off
+  std::string log_format = "json";
+  std::string log_level = "info";
 };
 
 // Declares the subcommand's flags on `app`, bound to `options`.

@@ -58,6 +58,8 @@ inline Status InvalidArgument(std::string m) { return {StatusCode::kInvalidArgum
 
 inline Status Internal(std::string m) { return {StatusCode::kInternal, std::move(m)}; }
 
+inline Status Cancelled() { return {StatusCode::kCancelled, "the request was cancelled"}; }
+
 // Either a value or a non-OK Status.
 template <typename T>
 class [[nodiscard]] Result {

@@ -24,6 +24,7 @@
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
+#include <boost/asio/write.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <nlohmann/json.hpp>
@@ -31,9 +32,10 @@
 #include <spdlog/spdlog.h>
 
 #include "common/clock.h"
-#include "http/base64.h"
-#include "http/response_json.h"
-#include "image/decode.h"
+#include "common/log.h"
+#include "http/api.h"
+#include "http/error_mapping.h"
+#include "http/metrics.h"
 
 namespace ocr::http {
 namespace {
@@ -49,63 +51,6 @@ using Json = nlohmann::json;
 
 std::string_view Sv(beast::string_view s) {
   return {s.data(), s.size()};
-}
-
-std::string Dump(const Json& j) {
-  return j.dump(-1, ' ', false, Json::error_handler_t::replace);
-}
-
-// What a handler answers; turned into a Beast response on the connection's strand.
-struct Reply {
-  Reply() = default;
-
-  Reply(unsigned s, std::string b) : status(s), body(std::move(b)) {}
-
-  unsigned status = 200;
-  std::string body;
-  bool retry_after = false;  // 503 server_busy: "Retry-After: 1"
-  std::string allow;         // 405: the methods the route accepts
-};
-
-Reply ErrorReply(unsigned status, std::string_view code, std::string message) {
-  return {status, Dump({{"success", false}, {"error", {{"code", code}, {"message", message}}}})};
-}
-
-unsigned HttpStatusFor(StatusCode code) {
-  switch (code) {
-    case StatusCode::kInvalidArgument:
-      return 400;
-    case StatusCode::kNotFound:
-      return 404;
-    case StatusCode::kUnsupportedMediaType:
-      return 415;
-    case StatusCode::kUndecodableImage:
-    case StatusCode::kImageTooLarge:
-    case StatusCode::kInvalidPdf:
-    case StatusCode::kEncryptedPdf:
-    case StatusCode::kTooManyPages:
-      return 422;
-    case StatusCode::kResourceExhausted:
-      return 503;
-    case StatusCode::kDeadlineExceeded:
-      return 504;
-    case StatusCode::kOk:
-    case StatusCode::kModelLoadFailed:
-    case StatusCode::kIoError:
-    case StatusCode::kCancelled:
-    case StatusCode::kInternal:
-      break;
-  }
-  return 500;
-}
-
-Reply StatusReply(const Status& status) {
-  return {HttpStatusFor(status.code()), Dump(ErrorJson(status))};
-}
-
-Reply InternalReply() {
-  return ErrorReply(500, "internal",
-                    "internal server error; the request id identifies it in the log");
 }
 
 bool SaneRequestId(std::string_view id) {
@@ -142,25 +87,6 @@ std::string UtcNow() {
   return out;
 }
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out)
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-// "application/json; charset=utf-8" -> "application/json".
-std::string MediaType(std::string_view content_type) {
-  content_type = content_type.substr(0, content_type.find(';'));
-  while (!content_type.empty() && std::isspace(static_cast<unsigned char>(content_type.front()))) {
-    content_type.remove_prefix(1);
-  }
-  while (!content_type.empty() && std::isspace(static_cast<unsigned char>(content_type.back()))) {
-    content_type.remove_suffix(1);
-  }
-  return Lower(content_type);
-}
-
 // One bounded queue in front of the workers (mutex + condition variable).
 class JobQueue {
  public:
@@ -193,6 +119,16 @@ class JobQueue {
     return job;
   }
 
+  size_t size() {
+    std::lock_guard lock(mu_);
+    return jobs_.size();
+  }
+
+  bool full() {
+    std::lock_guard lock(mu_);
+    return jobs_.size() >= capacity_;
+  }
+
   void Clear() {
     std::deque<Job> dropped;
     std::lock_guard lock(mu_);
@@ -208,40 +144,15 @@ class JobQueue {
 
 class Session;
 
-// Runs on a worker: base64 -> magic bytes -> header check -> decode -> OCR -> JSON.
-Reply RunOcr(const std::string& image_b64, const pipeline::Pipeline& pipe,
-             const pipeline::OcrOptions& options, std::int64_t max_pixels,
-             Clock::time_point received, Clock::time_point deadline) {
-  if (Clock::now() > deadline) {
-    return ErrorReply(504, "deadline_exceeded",
-                      "the request waited longer than --request-timeout for a worker");
-  }
-  auto bytes = DecodeBase64(image_b64);
-  if (!bytes.ok())
-    return ErrorReply(400, "invalid_base64", "image: " + bytes.status().message());
-  const std::span<const std::uint8_t> data(reinterpret_cast<const std::uint8_t*>(bytes->data()),
-                                           bytes->size());
-  const image::Format format = image::SniffFormat(data);
-  if (format == image::Format::kPdf) {
-    return ErrorReply(415, "unsupported_media_type",
-                      "PDF input is not supported yet; send an image (JPEG, PNG, WebP, BMP, TIFF)");
-  }
-  if (format == image::Format::kUnknown) {
-    return ErrorReply(415, "unsupported_media_type",
-                      "the image data is not a supported format (JPEG, PNG, WebP, BMP or TIFF)");
-  }
-  image::DecodeOptions decode_options;
-  decode_options.max_pixels = max_pixels;
-  auto mat = image::DecodeImage(data, decode_options);
-  if (!mat.ok())
-    return StatusReply(mat.status());
-  bytes = std::string();  // free the encoded copy before inference
-  auto result = pipe.Run(*mat, options);
-  if (!result.ok())
-    return StatusReply(result.status());
-  const double seconds = std::chrono::duration<double>(Clock::now() - received).count();
-  return {200, Dump(OcrResponseJson(result->lines, seconds))};
-}
+// Request line and headers together; larger ones are refused (the connection closes).
+constexpr std::uint32_t kMaxHeaderBytes = 16 * 1024;
+
+// Sent to a connection over --max-connections before closing it.
+constexpr std::string_view kTooManyConnections =
+    "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nRetry-After: 1\r\n"
+    "Connection: close\r\nContent-Length: 86\r\n\r\n"
+    "{\"success\":false,\"error\":{\"code\":\"server_busy\",\"message\":\"too many open "
+    "connections\"}}";
 
 }  // namespace
 
@@ -249,6 +160,12 @@ struct Server::Impl {
   Impl(ServerConfig c, std::vector<const pipeline::Pipeline*> p)
       : config(std::move(c)),
         pipelines(std::move(p)),
+        metrics([this] {
+          return Metrics::Gauges{queue.size(), static_cast<size_t>(in_flight.load()),
+                                 static_cast<size_t>(live_sessions.load())};
+        }),
+        api(MakeApiConfig(config), pipelines, metrics,
+            {[this] { return draining.load(); }, [this] { return queue.full(); }}),
         strand(net::make_strand(ioc)),
         acceptor(strand),
         signals(strand, SIGINT, SIGTERM),
@@ -270,8 +187,22 @@ struct Server::Impl {
   void RunIo();
   void WorkerLoop(const std::stop_token& stop);
 
+  static ApiConfig MakeApiConfig(const ServerConfig& c) {
+    ApiConfig a;
+    a.max_image_pixels = c.max_image_pixels;
+    a.cors_origin = c.cors_origin;
+    a.worker_threads = c.worker_threads;
+    a.io_threads = c.io_threads;
+    a.queue_size = c.queue_size;
+    a.max_body_bytes = c.max_body_bytes;
+    a.request_timeout = c.request_timeout;
+    a.read_timeout = c.read_timeout;
+    return a;
+  }
+
   const ServerConfig config;
   const std::vector<const pipeline::Pipeline*> pipelines;
+  std::atomic<int> in_flight{0};  // jobs running on workers
   std::shared_ptr<spdlog::logger> access_log;
   std::atomic<bool> draining{false};
   std::atomic<int> live_sessions{0};
@@ -286,6 +217,8 @@ struct Server::Impl {
   net::signal_set signals;
   net::steady_timer drain_timer;
   JobQueue queue;
+  Metrics metrics;
+  const Api api;
   std::vector<std::jthread> workers;
 };
 
@@ -295,7 +228,7 @@ namespace {
 class Session : public std::enable_shared_from_this<Session> {
  public:
   Session(tcp::socket&& socket, Server::Impl& server)
-      : stream_(std::move(socket)), server_(server) {
+      : stream_(std::move(socket)), server_(server), deadline_(stream_.get_executor()) {
     server_.live_sessions.fetch_add(1);
   }
 
@@ -325,6 +258,7 @@ class Session : public std::enable_shared_from_this<Session> {
       return;
     }
     parser_.emplace();
+    parser_->header_limit(kMaxHeaderBytes);
     parser_->body_limit(server_.config.max_body_bytes);
     stream_.expires_after(server_.config.read_timeout);
     bhttp::async_read_header(stream_, buffer_, *parser_,
@@ -381,23 +315,73 @@ class Session : public std::enable_shared_from_this<Session> {
     Request req = parser_->release();
     Begin(req);
     keep_alive_ = req.keep_alive();
-    std::optional<Reply> reply;
+    request_.content_type = std::string(req[bhttp::field::content_type]);
+    request_.if_none_match = std::string(req[bhttp::field::if_none_match]);
+    request_.origin = std::string(req[bhttp::field::origin]);
+    request_.body = std::move(req.body());
+    Routed routed;
     try {
-      reply = Route(req);
+      routed = server_.api.Route(request_);
     } catch (const std::exception& e) {
       spdlog::error("request_id={} unhandled exception: {}", request_id_, e.what());
-      reply = InternalReply();
-    } catch (...) {
-      spdlog::error("request_id={} unhandled exception", request_id_);
-      reply = InternalReply();
+      routed.reply = InternalReply();
     }
-    if (reply)
-      Send(std::move(*reply));
+    route_ = routed.route.empty() ? "other" : routed.route;
+    if (routed.reply) {
+      Send(std::move(*routed.reply));
+      return;
+    }
+    Enqueue(std::move(routed.work));
+  }
+
+  // Hands the work to the workers; its reply comes back to this strand unless the deadline
+  // answered 504 first (then the work is asked to stop and its late reply is dropped).
+  void Enqueue(Work work) {
+    const std::uint64_t generation = ++generation_;
+    auto stop = std::make_shared<std::stop_source>();
+    stop_ = stop;
+    auto job = [self = shared_from_this(), work = std::move(work), stop, generation,
+                request_id = request_id_]() {
+      Reply reply;
+      if (stop->stop_requested())
+        return;  // the deadline already answered
+      self->server_.in_flight.fetch_add(1);
+      try {
+        reply = work(stop->get_token());
+      } catch (const std::exception& e) {
+        spdlog::error("request_id={} unhandled exception in worker: {}", request_id, e.what());
+        reply = InternalReply();
+      }
+      self->server_.in_flight.fetch_sub(1);
+      net::post(self->stream_.get_executor(), [self, generation, r = std::move(reply)]() mutable {
+        if (generation != self->generation_ || !self->busy_ || self->answered_)
+          return;
+        self->deadline_.cancel();
+        self->Send(std::move(r));
+      });
+    };
+    if (!server_.queue.TryPush(std::move(job))) {
+      Send(BusyReply());
+      return;
+    }
+    deadline_.expires_at(received_ + server_.config.request_timeout);
+    deadline_.async_wait([self = shared_from_this(), generation](beast::error_code ec) {
+      if (ec || generation != self->generation_ || self->answered_)
+        return;
+      if (auto stop = self->stop_.lock())
+        stop->request_stop();
+      self->Send(ErrorReply(504, "deadline_exceeded",
+                            "the request took longer than --request-timeout (" +
+                                std::to_string(self->server_.config.request_timeout.count()) +
+                                " s); its work was abandoned"));
+    });
   }
 
   void Begin(const Request& req) {
     busy_ = true;
+    answered_ = false;
     received_ = Clock::now();
+    route_ = "other";
     version_ = req.version();
     method_ = std::string(req.method_string());
     const std::string_view target = Sv(req.target());
@@ -405,134 +389,23 @@ class Session : public std::enable_shared_from_this<Session> {
     const auto id = req.find("X-Request-Id");
     request_id_ = (id != req.end() && SaneRequestId(Sv(id->value()))) ? std::string(id->value())
                                                                       : NewRequestId();
-  }
-
-  // Answers now, or queues the work and returns nullopt (the worker posts the answer back).
-  std::optional<Reply> Route(Request& req) {
-    const bhttp::verb method = req.method();
-    if (path_ == "/healthz") {
-      if (method != bhttp::verb::get)
-        return MethodNotAllowed("GET");
-      return Reply{200, R"({"status":"ok"})"};
-    }
-    if (path_ == "/readyz") {
-      if (method != bhttp::verb::get)
-        return MethodNotAllowed("GET");
-      if (server_.draining.load()) {
-        return ErrorReply(503, "not_ready", "the server is shutting down");
-      }
-      return Reply{200, R"({"status":"ready"})"};
-    }
-    if (path_ == "/ocr" || path_ == "/ocr_api") {
-      if (method != bhttp::verb::post)
-        return MethodNotAllowed("POST");
-      return HandleOcr(req);
-    }
-    return ErrorReply(404, "not_found", "no route for " + path_);
-  }
-
-  static Reply MethodNotAllowed(std::string allow) {
-    Reply r = ErrorReply(405, "method_not_allowed", "this route accepts only " + allow);
-    r.allow = std::move(allow);
-    return r;
-  }
-
-  std::optional<Reply> HandleOcr(Request& req) {
-    const std::string media = MediaType(Sv(req[bhttp::field::content_type]));
-    if (media == "multipart/form-data") {
-      return ErrorReply(415, "unsupported_media_type",
-                        "multipart/form-data uploads are not supported yet; send "
-                        "Content-Type: application/json with {\"image\": \"<base64>\"}");
-    }
-    if (media != "application/json") {
-      return ErrorReply(415, "unsupported_media_type",
-                        "Content-Type must be application/json (got '" + media + "')");
-    }
-    Json body = Json::parse(req.body(), nullptr, /*allow_exceptions=*/false);
-    req.body().clear();
-    req.body().shrink_to_fit();
-    if (body.is_discarded())
-      return ErrorReply(400, "invalid_json", "request body is not valid JSON");
-    if (!body.is_object()) {
-      return ErrorReply(400, "invalid_json", "request body must be a JSON object");
-    }
-    const auto image = body.find("image");
-    if (image == body.end() || image->is_null()) {
-      return ErrorReply(400, "missing_field",
-                        "field \"image\" is required: a base64 string or a data: URI");
-    }
-    if (!image->is_string()) {
-      return ErrorReply(400, "invalid_option", "\"image\" must be a string (base64 or data: URI)");
-    }
-
-    const pipeline::Pipeline* pipe = server_.pipelines.front();
-    if (const auto model = body.find("model"); model != body.end() && !model->is_null()) {
-      if (!model->is_string())
-        return ErrorReply(400, "invalid_option", "\"model\" must be a string");
-      const auto& name = model->get_ref<const std::string&>();
-      pipe = nullptr;
-      std::string known;
-      for (const pipeline::Pipeline* p : server_.pipelines) {
-        if (p->models().name == name)
-          pipe = p;
-        known += (known.empty() ? "" : ", ") + p->models().name;
-      }
-      if (pipe == nullptr) {
-        return ErrorReply(400, "invalid_option",
-                          "unknown model '" + name + "'; available: " + known);
-      }
-    }
-    pipeline::OcrOptions options;
-    if (const auto cls = body.find("cls"); cls != body.end() && !cls->is_null()) {
-      if (!cls->is_boolean())
-        return ErrorReply(400, "invalid_option", "\"cls\" must be true or false");
-      options.use_cls = cls->get<bool>();
-    }
-    if (const auto ds = body.find("drop_score"); ds != body.end() && !ds->is_null()) {
-      if (!ds->is_number()) {
-        return ErrorReply(400, "invalid_option", "\"drop_score\" must be a number from 0 to 1");
-      }
-      const double v = ds->get<double>();
-      if (!(v >= 0.0 && v <= 1.0)) {
-        return ErrorReply(400, "invalid_option",
-                          "\"drop_score\" must be from 0 to 1 (got " + ds->dump() + ")");
-      }
-      options.drop_score = static_cast<float>(v);
-    }
-    if (Status s = pipeline::ValidateOptions(options); !s.ok())
-      return StatusReply(s);
-
-    auto job = [self = shared_from_this(), request_id = request_id_,
-                b64 = std::move(image->get_ref<std::string&>()), pipe, options,
-                max_pixels = server_.config.max_image_pixels, received = received_,
-                deadline = received_ + server_.config.request_timeout]() {
-      Reply reply;
-      try {
-        reply = RunOcr(b64, *pipe, options, max_pixels, received, deadline);
-      } catch (const std::exception& e) {
-        spdlog::error("request_id={} unhandled exception in worker: {}", request_id, e.what());
-        reply = InternalReply();
-      } catch (...) {
-        spdlog::error("request_id={} unhandled exception in worker", request_id);
-        reply = InternalReply();
-      }
-      net::post(self->stream_.get_executor(),
-                [self, r = std::move(reply)]() mutable { self->Send(std::move(r)); });
-    };
-    if (!server_.queue.TryPush(std::move(job))) {
-      Reply r = ErrorReply(503, "server_busy",
-                           "all workers are busy and the queue is full; retry in a second");
-      r.retry_after = true;
-      return r;
-    }
-    return std::nullopt;
+    request_ = ApiRequest{};
+    request_.method = method_;
+    request_.path = path_;
+    request_.request_id = request_id_;
+    request_.received = received_;
   }
 
   void Send(Reply reply) {
+    answered_ = true;
+    server_.api.Decorate(reply, request_);
     res_ = Response(static_cast<bhttp::status>(reply.status), version_);
     res_.set(bhttp::field::server, "onnxocr");
-    res_.set(bhttp::field::content_type, "application/json");
+    if (!reply.content_type.empty())
+      res_.set(bhttp::field::content_type, reply.content_type);
     res_.set("X-Request-Id", request_id_);
+    for (auto& [name, value] : reply.headers)
+      res_.set(name, value);
     if (reply.retry_after)
       res_.set(bhttp::field::retry_after, "1");
     if (!reply.allow.empty())
@@ -547,13 +420,19 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void OnWrite(beast::error_code ec, std::size_t bytes) {
     const double ms = std::chrono::duration<double, std::milli>(Clock::now() - received_).count();
-    server_.access_log->info(Dump({{"time", UtcNow()},
-                                   {"request_id", request_id_},
-                                   {"method", method_},
-                                   {"path", path_},
-                                   {"status", res_.result_int()},
-                                   {"bytes", bytes},
-                                   {"ms", std::round(ms * 10.0) / 10.0}}));
+    server_.metrics.RecordRequest(route_, method_, res_.result_int(), ms / 1000.0);
+    if (CurrentLogFormat() == LogFormat::kText) {
+      server_.access_log->info("{} {} {} {} {} {} {:.1f}ms", UtcNow(), request_id_, method_, path_,
+                               res_.result_int(), bytes, ms);
+    } else {
+      server_.access_log->info(DumpJson({{"time", UtcNow()},
+                                         {"request_id", request_id_},
+                                         {"method", method_},
+                                         {"path", path_},
+                                         {"status", res_.result_int()},
+                                         {"bytes", bytes},
+                                         {"ms", std::round(ms * 10.0) / 10.0}}));
+    }
     busy_ = false;
     if (ec) {
       Close();
@@ -582,6 +461,12 @@ class Session : public std::enable_shared_from_this<Session> {
   bhttp::response<bhttp::empty_body> continue_;
   // The request being answered (strand only).
   bool busy_ = false;
+  bool answered_ = false;         // the current request has its reply (from work or deadline)
+  std::uint64_t generation_ = 0;  // which request a worker's reply belongs to
+  std::weak_ptr<std::stop_source> stop_;
+  net::steady_timer deadline_;  // --request-timeout of the request being answered
+  ApiRequest request_;
+  std::string route_;
   bool keep_alive_ = true;
   unsigned version_ = 11;
   Clock::time_point received_;
@@ -631,6 +516,15 @@ void Server::Impl::OnAccept(beast::error_code ec, tcp::socket socket) {
   }
   if (draining.load())
     return;
+  if (config.max_connections > 0 && live_sessions.load() >= config.max_connections) {
+    // A fresh socket's send buffer is empty, so this short write does not block.
+    beast::error_code ignored;
+    net::write(socket, net::buffer(kTooManyConnections), ignored);
+    socket.shutdown(tcp::socket::shutdown_both, ignored);
+    socket.close(ignored);
+    DoAccept();
+    return;
+  }
   auto session = std::make_shared<Session>(std::move(socket), *this);
   {
     std::lock_guard lock(sessions_mu);

@@ -26,8 +26,10 @@ struct ServerConfig {
   std::uint64_t max_body_bytes = 32ull << 20;  // request bodies over this get 413
   std::int64_t max_image_pixels = 50'000'000;  // width x height, checked from the header
   std::chrono::seconds read_timeout{30};       // per read or write of one request/response
-  std::chrono::seconds request_timeout{60};    // from receipt to the start of inference: 504
+  std::chrono::seconds request_timeout{60};    // from receipt to the reply; then 504, work stopped
   std::chrono::seconds drain_timeout{30};      // how long SIGTERM waits for in-flight requests
+  int max_connections = 1024;                  // open connections; beyond it 503 and close
+  std::string cors_origin;                     // "" = CORS off; "*" or one origin
 };
 
 class Server {

@@ -41,10 +41,13 @@ Pipeline::Pipeline(const ModelSet& models)
     classifier_.emplace(*models.cls, models.cls_height, models.cls_width);
 }
 
-Result<OcrResult> Pipeline::Run(const cv::Mat& image, const OcrOptions& options) const {
+Result<OcrResult> Pipeline::Run(const cv::Mat& image, const OcrOptions& options,
+                                std::stop_token stop) const {
   OcrResult result;
   StageTimes& times = result.times;
   OCR_ASSIGN_OR_RETURN(std::vector<Quad> boxes, detector_.Detect(image, options.det, times));
+  if (stop.stop_requested())
+    return Cancelled();
 
   Stopwatch watch;
   std::vector<cv::Mat> crops;
@@ -61,10 +64,10 @@ Result<OcrResult> Pipeline::Run(const cv::Mat& image, const OcrOptions& options)
   times.crop_ms += watch.LapMs();
 
   if (options.use_cls && classifier_ && !crops.empty()) {
-    OCR_RETURN_IF_ERROR(classifier_->Classify(crops, options.cls, times));
+    OCR_RETURN_IF_ERROR(classifier_->Classify(crops, options.cls, times, stop));
   }
   OCR_ASSIGN_OR_RETURN(std::vector<DecodedText> texts,
-                       recognizer_.Recognize(crops, options.rec, times));
+                       recognizer_.Recognize(crops, options.rec, times, stop));
   for (size_t i = 0; i < texts.size(); ++i) {
     if (texts[i].text.empty() || texts[i].confidence < options.drop_score)
       continue;

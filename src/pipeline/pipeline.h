@@ -4,6 +4,7 @@
 #pragma once
 
 #include <optional>
+#include <stop_token>
 #include <vector>
 
 #include <opencv2/core/mat.hpp>
@@ -41,8 +42,11 @@ class Pipeline {
   const ModelSet& models() const { return models_; }
 
   // REQUIRES: image is CV_8UC3 and not empty; options are valid (ValidateOptions).
-  // Errors: kInternal when inference fails.
-  Result<OcrResult> Run(const cv::Mat& image, const OcrOptions& options) const;
+  // `stop` is checked between stages and batches: once requested (a deadline passed, the client
+  // left) the call returns kCancelled and frees its thread.
+  // Errors: kInternal when inference fails; kCancelled.
+  Result<OcrResult> Run(const cv::Mat& image, const OcrOptions& options,
+                        std::stop_token stop = {}) const;
 
  private:
   const ModelSet& models_;

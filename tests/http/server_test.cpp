@@ -25,11 +25,14 @@
 #include <nlohmann/json.hpp>
 
 #include "http/base64.h"
+#include "http/server_client.h"
 #include "support/render_text.h"
 #include "support/test_paths.h"
 
 namespace ocr::http {
 namespace {
+
+using namespace testing_support;  // NOLINT(google-build-using-namespace): test helpers
 
 namespace beast = boost::beast;
 namespace bhttp = boost::beast::http;
@@ -62,251 +65,6 @@ TEST(Base64Test, RejectsInvalidInput) {
     }
     EXPECT_FALSE(r.ok()) << "accepted '" << bad << "'";
   }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Helpers.
-
-std::string EncodeBase64(std::string_view in) {
-  static constexpr char kAlphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  size_t i = 0;
-  for (; i + 2 < in.size(); i += 3) {
-    const std::uint32_t v =
-        (std::uint8_t(in[i]) << 16) | (std::uint8_t(in[i + 1]) << 8) | std::uint8_t(in[i + 2]);
-    out += {kAlphabet[v >> 18], kAlphabet[(v >> 12) & 63], kAlphabet[(v >> 6) & 63],
-            kAlphabet[v & 63]};
-  }
-  if (i + 1 == in.size()) {
-    const std::uint32_t v = std::uint8_t(in[i]) << 16;
-    out += {kAlphabet[v >> 18], kAlphabet[(v >> 12) & 63], '=', '='};
-  } else if (i + 2 == in.size()) {
-    const std::uint32_t v = (std::uint8_t(in[i]) << 16) | (std::uint8_t(in[i + 1]) << 8);
-    out += {kAlphabet[v >> 18], kAlphabet[(v >> 12) & 63], kAlphabet[(v >> 6) & 63], '='};
-  }
-  return out;
-}
-
-std::uint32_t Crc32(std::string_view data) {
-  std::uint32_t crc = 0xFFFFFFFFu;
-  for (const char ch : data) {
-    crc ^= std::uint8_t(ch);
-    for (int k = 0; k < 8; ++k)
-      crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
-  }
-  return crc ^ 0xFFFFFFFFu;
-}
-
-void PutBe32(std::string& out, std::uint32_t v) {
-  for (int shift = 24; shift >= 0; shift -= 8)
-    out.push_back(char((v >> shift) & 0xFF));
-}
-
-std::string PngChunk(std::string_view type, std::string_view data) {
-  std::string chunk;
-  PutBe32(chunk, static_cast<std::uint32_t>(data.size()));
-  std::string body(type);
-  body += data;
-  chunk += body;
-  PutBe32(chunk, Crc32(body));
-  return chunk;
-}
-
-// A PNG whose header declares width x height (8-bit RGB) and that has no pixel data.
-std::string PngHeaderOnly(std::uint32_t width, std::uint32_t height) {
-  std::string png("\x89PNG\r\n\x1a\n", 8);
-  std::string ihdr;
-  PutBe32(ihdr, width);
-  PutBe32(ihdr, height);
-  ihdr += std::string("\x08\x02\x00\x00\x00", 5);
-  png += PngChunk("IHDR", ihdr);
-  png += PngChunk("IEND", "");
-  return png;
-}
-
-// The onnxocr binary running `serve` as a child; stderr is collected on a thread.
-class ServerProcess {
- public:
-  ServerProcess() = default;
-  ServerProcess(const ServerProcess&) = delete;
-  ServerProcess& operator=(const ServerProcess&) = delete;
-
-  ~ServerProcess() {
-    if (pid_ > 0) {
-      kill(pid_, SIGKILL);
-      waitpid(pid_, nullptr, 0);
-    }
-    if (reader_.joinable())
-      reader_.join();
-  }
-
-  // Starts the server and waits (up to 60 s) for "listening on HOST:PORT".
-  ::testing::AssertionResult Start(const std::vector<std::string>& extra_args) {
-    int fds[2];
-    if (pipe(fds) != 0)
-      return ::testing::AssertionFailure() << "pipe failed";
-    std::vector<std::string> args = {
-        OCR_ONNXOCR_BINARY, "serve", "--host",   "127.0.0.1",
-        "--port",           "0",     "--models", "ppocrv4=" + testing::DefaultModelDir().string()};
-    args.insert(args.end(), extra_args.begin(), extra_args.end());
-    pid_ = fork();
-    if (pid_ == 0) {
-      dup2(fds[1], STDERR_FILENO);
-      close(fds[0]);
-      close(fds[1]);
-      for (const char* name : {"ONNXOCR_MODELS", "ONNXOCR_PORT", "ONNXOCR_HOST", "ONNXOCR_THREADS",
-                               "ONNXOCR_QUEUE_SIZE", "ONNXOCR_MAX_BODY_MB"}) {
-        unsetenv(name);
-      }
-      std::vector<char*> argv;
-      for (auto& a : args)
-        argv.push_back(a.data());
-      argv.push_back(nullptr);
-      execv(argv[0], argv.data());
-      _exit(127);
-    }
-    close(fds[1]);
-    fd_ = fds[0];
-    if (pid_ < 0)
-      return ::testing::AssertionFailure() << "fork failed";
-
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-    std::string seen;
-    while (std::chrono::steady_clock::now() < deadline) {
-      pollfd p{fd_, POLLIN, 0};
-      if (poll(&p, 1, 200) <= 0)
-        continue;
-      char buf[4096];
-      const ssize_t n = read(fd_, buf, sizeof buf);
-      if (n <= 0)
-        break;
-      seen.append(buf, static_cast<size_t>(n));
-      const size_t at = seen.find("listening on ");
-      const size_t eol = at == std::string::npos ? at : seen.find('\n', at);
-      if (eol != std::string::npos) {
-        const std::string line = seen.substr(at, eol - at);
-        port_ = static_cast<unsigned short>(std::stoi(line.substr(line.rfind(':') + 1)));
-        {
-          std::lock_guard lock(mu_);
-          log_ = seen;
-        }
-        reader_ = std::thread([this] { ReadRest(); });
-        return ::testing::AssertionSuccess();
-      }
-    }
-    return ::testing::AssertionFailure() << "server did not report its port; stderr:\n" << seen;
-  }
-
-  unsigned short port() const { return port_; }
-
-  // SIGTERM, then waits up to `wait` for the exit; returns the exit code (-1: killed/timeout).
-  int Stop(std::chrono::seconds wait = std::chrono::seconds(40)) {
-    if (pid_ <= 0)
-      return -1;
-    kill(pid_, SIGTERM);
-    return Wait(wait);
-  }
-
-  void Signal(int signo) const { kill(pid_, signo); }
-
-  int Wait(std::chrono::seconds wait) {
-    const auto deadline = std::chrono::steady_clock::now() + wait;
-    int status = 0;
-    while (true) {
-      const pid_t r = waitpid(pid_, &status, WNOHANG);
-      if (r == pid_)
-        break;
-      if (std::chrono::steady_clock::now() > deadline) {
-        kill(pid_, SIGKILL);
-        waitpid(pid_, &status, 0);
-        pid_ = -1;
-        if (reader_.joinable())
-          reader_.join();
-        return -1;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    pid_ = -1;
-    if (reader_.joinable())
-      reader_.join();
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  }
-
-  std::string log() {
-    std::lock_guard lock(mu_);
-    return log_;
-  }
-
- private:
-  void ReadRest() {
-    char buf[4096];
-    ssize_t n;
-    while ((n = read(fd_, buf, sizeof buf)) > 0) {
-      std::lock_guard lock(mu_);
-      log_.append(buf, static_cast<size_t>(n));
-    }
-    close(fd_);
-  }
-
-  pid_t pid_ = -1;
-  int fd_ = -1;
-  unsigned short port_ = 0;
-  std::thread reader_;
-  std::mutex mu_;
-  std::string log_;
-};
-
-tcp::socket Connect(net::io_context& ioc, unsigned short port) {
-  tcp::socket socket(ioc);
-  socket.connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), port));
-  return socket;
-}
-
-Request MakeRequest(bhttp::verb method, std::string target, std::string body = {},
-                    std::string content_type = "application/json") {
-  Request req(method, target, 11);
-  req.set(bhttp::field::host, "127.0.0.1");
-  if (!body.empty() || method == bhttp::verb::post) {
-    req.set(bhttp::field::content_type, content_type);
-    req.body() = std::move(body);
-  }
-  req.prepare_payload();
-  return req;
-}
-
-Response Exchange(tcp::socket& socket, Request req) {
-  bhttp::write(socket, req);
-  beast::flat_buffer buffer;
-  Response res;
-  bhttp::read(socket, buffer, res);
-  return res;
-}
-
-Response Send(unsigned short port, Request req) {
-  net::io_context ioc;
-  tcp::socket socket = Connect(ioc, port);
-  return Exchange(socket, std::move(req));
-}
-
-Json BodyJson(const Response& res) {
-  return Json::parse(res.body(), nullptr, false);
-}
-
-std::string ErrorCodeOf(const Response& res) {
-  const Json j = BodyJson(res);
-  if (!j.is_object() || !j.contains("error"))
-    return "<no error object: " + res.body() + ">";
-  return j["error"].value("code", "<no code>");
-}
-
-std::string WithoutSpaces(std::string s) {
-  std::erase(s, ' ');
-  return s;
-}
-
-std::string OcrBody(const std::string& png_bytes) {
-  return Json{{"image", EncodeBase64(png_bytes)}}.dump();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -445,8 +203,12 @@ TEST_F(ServerTest, ClientErrorsHaveTheDocumentedShape) {
       {"unknown model", "/ocr", R"({"image": "aGk=", "model": "nope"})", "application/json", 400,
        "invalid_option"},
       {"text/plain", "/ocr", "hello", "text/plain", 415, "unsupported_media_type"},
-      {"multipart", "/ocr", "--x--", "multipart/form-data; boundary=x", 415,
+      {"form without file", "/ocr", "--x--", "multipart/form-data; boundary=x", 400,
+       "missing_field"},
+      {"form on the JSON alias", "/ocr_api", "--x--", "multipart/form-data; boundary=x", 415,
        "unsupported_media_type"},
+      {"broken form", "/ocr", "no boundary here", "multipart/form-data; boundary=x", 400,
+       "invalid_multipart"},
       {"random bytes", "/ocr", Json{{"image", EncodeBase64(random_bytes)}}.dump(),
        "application/json", 415, "unsupported_media_type"},
       {"pdf", "/ocr",

@@ -20,7 +20,7 @@ int ResizedWidth(const cv::Mat& crop, int height, int max_width) {
 }
 
 Status TextClassifier::Classify(std::vector<cv::Mat>& crops, const ClsOptions& options,
-                                StageTimes& times) const {
+                                StageTimes& times, std::stop_token stop) const {
   // Similar widths batch together, as in the reference.
   std::vector<size_t> order(crops.size());
   std::iota(order.begin(), order.end(), 0);
@@ -31,6 +31,8 @@ Status TextClassifier::Classify(std::vector<cv::Mat>& crops, const ClsOptions& o
   const size_t batch = static_cast<size_t>(std::max(1, options.batch_size));
   const size_t plane = static_cast<size_t>(height_) * static_cast<size_t>(width_);
   for (size_t begin = 0; begin < order.size(); begin += batch) {
+    if (stop.stop_requested())
+      return Cancelled();
     Stopwatch watch;
     const size_t n = std::min(batch, order.size() - begin);
     engine::Tensor input;

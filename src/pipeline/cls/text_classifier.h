@@ -2,6 +2,7 @@
 // Thread-safety: Classify() is const and safe to call concurrently.
 #pragma once
 
+#include <stop_token>
 #include <vector>
 
 #include <opencv2/core/mat.hpp>
@@ -24,8 +25,10 @@ class TextClassifier {
   TextClassifier(const engine::Model& model, int input_height, int input_width)
       : model_(model), height_(input_height), width_(input_width) {}
 
-  // Turns the crops judged upside down by 180 degrees, in place.
-  Status Classify(std::vector<cv::Mat>& crops, const ClsOptions& options, StageTimes& times) const;
+  // Turns the crops judged upside down by 180 degrees, in place. Stops between batches once
+  // `stop` is requested (kCancelled).
+  Status Classify(std::vector<cv::Mat>& crops, const ClsOptions& options, StageTimes& times,
+                  std::stop_token stop = {}) const;
 
  private:
   const engine::Model& model_;

@@ -30,7 +30,8 @@ int TextRecognizer::BatchWidth(double max_wh_ratio, const RecOptions& options) c
 
 Result<std::vector<DecodedText>> TextRecognizer::Recognize(std::span<const cv::Mat> crops,
                                                            const RecOptions& options,
-                                                           StageTimes& times) const {
+                                                           StageTimes& times,
+                                                           std::stop_token stop) const {
   std::vector<DecodedText> results(crops.size());
   // Sorting by aspect ratio keeps padding small within a batch.
   std::vector<size_t> order(crops.size());
@@ -40,6 +41,8 @@ Result<std::vector<DecodedText>> TextRecognizer::Recognize(std::span<const cv::M
   });
   const size_t batch = static_cast<size_t>(std::max(1, options.batch_size));
   for (size_t begin = 0; begin < order.size(); begin += batch) {
+    if (stop.stop_requested())
+      return Cancelled();
     Stopwatch watch;
     const size_t n = std::min(batch, order.size() - begin);
     double max_ratio = 0;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <span>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -31,9 +32,11 @@ class TextRecognizer {
                  int fixed_width)
       : model_(model), charset_(charset), height_(input_height), fixed_width_(fixed_width) {}
 
-  // One result per crop, in the order of `crops`.
+  // One result per crop, in the order of `crops`. Stops between batches once `stop` is
+  // requested (kCancelled).
   Result<std::vector<DecodedText>> Recognize(std::span<const cv::Mat> crops,
-                                             const RecOptions& options, StageTimes& times) const;
+                                             const RecOptions& options, StageTimes& times,
+                                             std::stop_token stop = {}) const;
 
   // The padded input width for a batch whose widest aspect ratio is max_wh_ratio.
   int BatchWidth(double max_wh_ratio, const RecOptions& options) const;

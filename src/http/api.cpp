@@ -1,0 +1,493 @@
+#include "http/api.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <set>
+
+#include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
+
+#include "engine/ort_model.h"
+#include "http/base64.h"
+#include "http/multipart.h"
+#include "http/openapi.h"
+#include "http/response_json.h"
+#include "image/decode.h"
+#include "pipeline/layout.h"
+#include "web/assets.h"
+
+#ifndef OCR_VERSION
+#define OCR_VERSION "0.0.0"
+#endif
+
+namespace ocr::http {
+namespace {
+
+using Json = nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+// The Web UI loads only its own files; images it shows are blob: URLs of the user's upload.
+constexpr const char* kUiCsp =
+    "default-src 'self'; img-src 'self' blob: data:; style-src 'self'; script-src 'self'; "
+    "connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; "
+    "form-action 'self'";
+// /docs is static HTML with one stylesheet and no script at all.
+constexpr const char* kDocsCsp =
+    "default-src 'none'; style-src 'self'; base-uri 'none'; frame-ancestors 'none'; "
+    "form-action 'none'";
+
+// The page separator of paginated output (the marker API's): a blank line, {N} and 48 dashes,
+// a blank line.
+std::string PageSeparator(int page) {
+  return "\n{" + std::to_string(page) + "}" + std::string(48, '-') + "\n\n";
+}
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// "Multipart/Form-Data; boundary=x" -> "multipart/form-data".
+std::string MediaType(std::string_view content_type) {
+  content_type = content_type.substr(0, content_type.find(';'));
+  while (!content_type.empty() && std::isspace(static_cast<unsigned char>(content_type.front()))) {
+    content_type.remove_prefix(1);
+  }
+  while (!content_type.empty() && std::isspace(static_cast<unsigned char>(content_type.back()))) {
+    content_type.remove_suffix(1);
+  }
+  return Lower(content_type);
+}
+
+double SecondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+Reply MethodNotAllowed(std::string allow) {
+  Reply r = ErrorReply(405, "method_not_allowed", "this route accepts only " + allow);
+  r.allow = std::move(allow);
+  return r;
+}
+
+Routed Now(std::string route, Reply reply) {
+  return {std::move(route), std::move(reply), {}};
+}
+
+struct PageResult {
+  pipeline::OcrResult ocr;
+  int width = 0;
+  int height = 0;
+};
+
+// On a worker: magic bytes -> header check -> decode -> OCR.
+Result<PageResult> OcrBytes(std::span<const std::uint8_t> bytes, const pipeline::Pipeline& pipe,
+                            const pipeline::OcrOptions& options, std::int64_t max_pixels,
+                            const std::stop_token& stop) {
+  const image::Format format = image::SniffFormat(bytes);
+  if (format == image::Format::kPdf) {
+    return Status(StatusCode::kUnsupportedMediaType,
+                  "PDF input is not supported yet; send an image (JPEG, PNG, WebP, BMP or TIFF)");
+  }
+  if (format == image::Format::kUnknown) {
+    return Status(StatusCode::kUnsupportedMediaType,
+                  "the file is neither a supported image (JPEG, PNG, WebP, BMP, TIFF) nor a PDF");
+  }
+  image::DecodeOptions decode_options;
+  decode_options.max_pixels = max_pixels;
+  OCR_ASSIGN_OR_RETURN(cv::Mat image, image::DecodeImage(bytes, decode_options));
+  if (stop.stop_requested())
+    return Cancelled();
+  PageResult page;
+  page.width = image.cols;
+  page.height = image.rows;
+  OCR_ASSIGN_OR_RETURN(page.ocr, pipe.Run(image, options, stop));
+  return page;
+}
+
+// Logs what a client must not see (internal errors) and maps the rest.
+Reply FailureReply(const Status& status, const std::string& request_id) {
+  if (HttpStatusFor(status.code()) == 500) {
+    spdlog::error("request_id={} {}", request_id, status.ToString());
+  }
+  return StatusReply(status);
+}
+
+std::span<const std::uint8_t> Bytes(std::string_view s) {
+  return {reinterpret_cast<const std::uint8_t*>(s.data()), s.size()};
+}
+
+// Reads an optional JSON option; kInvalidArgument when present with the wrong type.
+Status ReadJsonOptions(const Json& body, pipeline::OcrOptions& options, bool& word_boxes) {
+  if (const auto cls = body.find("cls"); cls != body.end() && !cls->is_null()) {
+    if (!cls->is_boolean())
+      return InvalidArgument("\"cls\" must be true or false");
+    options.use_cls = cls->get<bool>();
+  }
+  if (const auto wb = body.find("return_word_boxes"); wb != body.end() && !wb->is_null()) {
+    if (!wb->is_boolean())
+      return InvalidArgument("\"return_word_boxes\" must be true or false");
+    word_boxes = wb->get<bool>();
+  }
+  if (const auto ds = body.find("drop_score"); ds != body.end() && !ds->is_null()) {
+    if (!ds->is_number())
+      return InvalidArgument("\"drop_score\" must be a number from 0 to 1");
+    const double v = ds->get<double>();
+    if (!(v >= 0.0 && v <= 1.0)) {
+      return InvalidArgument("\"drop_score\" must be from 0 to 1 (got " + ds->dump() + ")");
+    }
+    options.drop_score = static_cast<float>(v);
+  }
+  return pipeline::ValidateOptions(options);
+}
+
+std::string Render(pipeline::OutputFormat format, std::span<const pipeline::TextLine> lines) {
+  switch (format) {
+    case pipeline::OutputFormat::kText:
+      return pipeline::FormatText(lines);
+    case pipeline::OutputFormat::kMarkdown:
+      return pipeline::FormatMarkdown(lines);
+    case pipeline::OutputFormat::kHtml:
+      return pipeline::FormatHtml(lines);
+    case pipeline::OutputFormat::kJson:
+      break;
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<bool> ParseFormBool(std::string_view field, std::string_view value) {
+  const std::string v = Lower(value);
+  if (v == "true" || v == "1" || v == "yes")
+    return true;
+  if (v == "false" || v == "0" || v == "no")
+    return false;
+  return InvalidArgument(std::string(field) + " must be true/false, 1/0 or yes/no");
+}
+
+Result<std::vector<int>> ParsePageRange(std::string_view value, int page_count) {
+  auto bad = [&] { return InvalidArgument("page_range must look like 0-3,7 (pages from 0)"); };
+  std::set<int> pages;
+  while (!value.empty()) {
+    const size_t comma = value.find(',');
+    std::string_view item = value.substr(0, comma);
+    value = comma == std::string_view::npos ? std::string_view() : value.substr(comma + 1);
+    while (!item.empty() && item.front() == ' ')
+      item.remove_prefix(1);
+    while (!item.empty() && item.back() == ' ')
+      item.remove_suffix(1);
+    const size_t dash = item.find('-');
+    auto number = [](std::string_view s, int& out) {
+      const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+      return ec == std::errc() && p == s.data() + s.size() && !s.empty() && out >= 0;
+    };
+    int first = 0;
+    int last = 0;
+    if (dash == std::string_view::npos) {
+      if (!number(item, first))
+        return bad();
+      last = first;
+    } else if (!number(item.substr(0, dash), first) || !number(item.substr(dash + 1), last) ||
+               last < first) {
+      return bad();
+    }
+    for (int p = first; p <= std::min(last, page_count - 1); ++p)
+      pages.insert(p);
+  }
+  if (pages.empty()) {
+    return InvalidArgument("page_range selects no page of this " + std::to_string(page_count) +
+                           "-page document");
+  }
+  return std::vector<int>(pages.begin(), pages.end());
+}
+
+Api::Api(ApiConfig config, std::vector<const pipeline::Pipeline*> pipelines, Metrics& metrics,
+         State state)
+    : config_(std::move(config)),
+      pipelines_(std::move(pipelines)),
+      metrics_(metrics),
+      state_(std::move(state)) {}
+
+Result<const pipeline::Pipeline*> Api::FindPipeline(const std::string& name) const {
+  if (name.empty())
+    return pipelines_.front();
+  std::string known;
+  for (const pipeline::Pipeline* p : pipelines_) {
+    if (p->models().name == name)
+      return p;
+    known += (known.empty() ? "" : ", ") + p->models().name;
+  }
+  return InvalidArgument("unknown model '" + name + "'; available: " + known);
+}
+
+Routed Api::Route(ApiRequest& r) const {
+  const std::string& path = r.path;
+  const bool get = r.method == "GET";
+  if (r.method == "OPTIONS" && !config_.cors_origin.empty()) {
+    Reply preflight(204, "", "");
+    preflight.headers = {{"Access-Control-Allow-Methods", "GET, POST, OPTIONS"},
+                         {"Access-Control-Allow-Headers", "Content-Type, X-Request-Id"},
+                         {"Access-Control-Max-Age", "600"}};
+    return Now("preflight", std::move(preflight));
+  }
+  if (path == "/ocr" || path == "/ocr_api") {
+    if (r.method != "POST")
+      return Now(path, MethodNotAllowed("POST"));
+    return Ocr(r, path == "/ocr_api");
+  }
+  if (path == "/healthz") {
+    return Now(path, get ? Reply{200, R"({"status":"ok"})"} : MethodNotAllowed("GET"));
+  }
+  if (path == "/readyz") {
+    if (!get)
+      return Now(path, MethodNotAllowed("GET"));
+    if (state_.draining())
+      return Now(path, ErrorReply(503, "not_ready", "the server is draining"));
+    if (state_.saturated()) {
+      return Now(path, ErrorReply(503, "not_ready", "the queue is full; not taking more work"));
+    }
+    return Now(path, Reply{200, R"({"status":"ready"})"});
+  }
+  if (path == "/metrics") {
+    if (!get)
+      return Now(path, MethodNotAllowed("GET"));
+    return Now(path, Reply{200, metrics_.Render(), "text/plain; version=0.0.4; charset=utf-8"});
+  }
+  if (path == "/info")
+    return Now(path, get ? Info() : MethodNotAllowed("GET"));
+  if (path == "/openapi.json") {
+    return Now(path, get ? Reply{200, OpenApiJson()} : MethodNotAllowed("GET"));
+  }
+  if (path == "/docs" || path == "/docs.css") {
+    if (!get)
+      return Now(path, MethodNotAllowed("GET"));
+    return Now(path, path == "/docs" ? Reply{200, DocsHtml(), "text/html; charset=utf-8"}
+                                     : Reply{200, DocsCss(), "text/css; charset=utf-8"});
+  }
+  if (const web::Asset* asset = web::FindAsset(path); asset != nullptr) {
+    if (!get)
+      return Now("web", MethodNotAllowed("GET"));
+    Reply reply = r.if_none_match == asset->etag
+                      ? Reply(304, "", std::string(asset->content_type))
+                      : Reply(200, std::string(asset->body), std::string(asset->content_type));
+    reply.headers = {{"ETag", std::string(asset->etag)}, {"Cache-Control", "no-cache"}};
+    return Now("web", std::move(reply));
+  }
+  return Now("other", ErrorReply(404, "not_found", "no route for " + path + "; see /docs"));
+}
+
+void Api::Decorate(Reply& reply, const ApiRequest& request) const {
+  reply.headers.emplace_back("X-Content-Type-Options", "nosniff");
+  reply.headers.emplace_back("Referrer-Policy", "no-referrer");
+  if (reply.content_type.rfind("text/html", 0) == 0) {
+    reply.headers.emplace_back("Content-Security-Policy",
+                               request.path == "/docs" ? kDocsCsp : kUiCsp);
+    reply.headers.emplace_back("X-Frame-Options", "DENY");
+  }
+  if (!config_.cors_origin.empty() && !request.origin.empty() &&
+      (config_.cors_origin == "*" || config_.cors_origin == request.origin)) {
+    reply.headers.emplace_back("Access-Control-Allow-Origin", config_.cors_origin);
+    reply.headers.emplace_back("Access-Control-Expose-Headers", "X-Request-Id, Retry-After");
+    reply.headers.emplace_back("Vary", "Origin");
+  }
+}
+
+Reply Api::Info() const {
+  Json sets = Json::array();
+  for (const pipeline::Pipeline* p : pipelines_) {
+    const pipeline::ModelSet& m = p->models();
+    sets.push_back({{"name", m.name},
+                    {"classifier", m.cls != nullptr},
+                    {"dictionary", m.dictionary_path.filename().string()},
+                    {"dictionary_size", m.charset.size() - 2},
+                    {"rec_input_height", m.rec_height}});
+  }
+  const Json info = {
+      {"version", OCR_VERSION},
+      {"onnxruntime_version", engine::Runtime::Version()},
+      {"default_model", pipelines_.front()->models().name},
+      {"model_sets", std::move(sets)},
+      {"workers",
+       {{"threads", config_.worker_threads},
+        {"io_threads", config_.io_threads},
+        {"queue_size", config_.queue_size},
+        {"numa_nodes", 1}}},
+      {"limits",
+       {{"max_body_bytes", config_.max_body_bytes},
+        {"max_image_pixels", config_.max_image_pixels},
+        {"request_timeout_s", config_.request_timeout.count()},
+        {"read_timeout_s", config_.read_timeout.count()}}},
+  };
+  return {200, DumpJson(info)};
+}
+
+Routed Api::Ocr(ApiRequest& r, bool json_only) const {
+  const std::string media = MediaType(r.content_type);
+  if (media == "application/json")
+    return OcrJson(r);
+  if (media == "multipart/form-data") {
+    if (json_only) {
+      return Now("/ocr_api", ErrorReply(415, "unsupported_media_type",
+                                        "POST /ocr_api takes application/json; send multipart "
+                                        "uploads to POST /ocr"));
+    }
+    return OcrForm(r);
+  }
+  return Now(r.path, ErrorReply(415, "unsupported_media_type",
+                                "Content-Type must be application/json or multipart/form-data "
+                                "(got '" +
+                                    media + "')"));
+}
+
+Routed Api::OcrJson(ApiRequest& r) const {
+  const std::string route = r.path;
+  Json body = Json::parse(r.body, nullptr, /*allow_exceptions=*/false);
+  r.body = std::string();
+  if (body.is_discarded()) {
+    return Now(route, ErrorReply(400, "invalid_json", "request body is not valid JSON"));
+  }
+  if (!body.is_object()) {
+    return Now(route, ErrorReply(400, "invalid_json", "request body must be a JSON object"));
+  }
+  const auto image = body.find("image");
+  if (image == body.end() || image->is_null()) {
+    return Now(route, ErrorReply(400, "missing_field",
+                                 "field \"image\" is required: a base64 string or a data: URI"));
+  }
+  if (!image->is_string()) {
+    return Now(route, ErrorReply(400, "invalid_option",
+                                 "\"image\" must be a string (base64 or data: URI)"));
+  }
+  std::string model;
+  if (const auto m = body.find("model"); m != body.end() && !m->is_null()) {
+    if (!m->is_string())
+      return Now(route, ErrorReply(400, "invalid_option", "\"model\" must be a string"));
+    model = m->get<std::string>();
+  }
+  auto pipe = FindPipeline(model);
+  if (!pipe.ok())
+    return Now(route, StatusReply(pipe.status()));
+  pipeline::OcrOptions options;
+  bool word_boxes = false;
+  if (Status s = ReadJsonOptions(body, options, word_boxes); !s.ok()) {
+    return Now(route, StatusReply(s));
+  }
+  Work work = [this, b64 = std::move(image->get_ref<std::string&>()), pipe = *pipe, options,
+               received = r.received, request_id = r.request_id](std::stop_token stop) {
+    auto bytes = DecodeBase64(b64);
+    if (!bytes.ok())
+      return ErrorReply(400, "invalid_base64", "image: " + bytes.status().message());
+    auto page = OcrBytes(Bytes(*bytes), *pipe, options, config_.max_image_pixels, stop);
+    if (!page.ok())
+      return FailureReply(page.status(), request_id);
+    metrics_.RecordPipeline(page->ocr.times, page->ocr.lines.size());
+    return Reply{200, DumpJson(OcrResponseJson(page->ocr.lines, SecondsSince(received)))};
+  };
+  return {route, std::nullopt, std::move(work)};
+}
+
+Routed Api::OcrForm(ApiRequest& r) const {
+  const std::string route = r.path;
+  auto bad_form = [&](const Status& s) {
+    return Now(route, ErrorReply(400, "invalid_multipart", s.message()));
+  };
+  auto boundary = MultipartBoundary(r.content_type);
+  if (!boundary.ok())
+    return bad_form(boundary.status());
+  auto parts = ParseMultipart(r.body, *boundary);
+  if (!parts.ok())
+    return bad_form(parts.status());
+
+  const MultipartPart* file = nullptr;
+  std::string model;
+  std::string page_range;
+  pipeline::OutputFormat format = pipeline::OutputFormat::kJson;
+  bool paginate = false;
+  pipeline::OcrOptions options;
+  for (const MultipartPart& part : *parts) {
+    const std::string_view value = part.body;
+    Status status;
+    if (part.name == "file") {
+      if (file != nullptr)
+        return Now(route, ErrorReply(400, "invalid_option", "send one file per request"));
+      file = &part;
+    } else if (part.name == "output_format") {
+      auto f = pipeline::ParseOutputFormat(value);
+      if (!f.ok())
+        return Now(route, StatusReply(f.status()));
+      format = *f;
+    } else if (part.name == "paginate_output" || part.name == "force_ocr" || part.name == "cls" ||
+               part.name == "return_word_boxes") {
+      auto b = ParseFormBool(part.name, value);
+      if (!b.ok())
+        return Now(route, StatusReply(b.status()));
+      if (part.name == "paginate_output")
+        paginate = *b;
+      if (part.name == "cls")
+        options.use_cls = *b;
+      // force_ocr matters for PDFs' text layers and return_word_boxes for word boxes, both of
+      // which arrive with document support; for images both are accepted and change nothing.
+    } else if (part.name == "drop_score") {
+      float v = -1;
+      const auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+      if (ec != std::errc() || p != value.data() + value.size() || !(v >= 0 && v <= 1)) {
+        return Now(route,
+                   ErrorReply(400, "invalid_option", "drop_score must be a number from 0 to 1"));
+      }
+      options.drop_score = v;
+    } else if (part.name == "model") {
+      model = std::string(value);
+    } else if (part.name == "page_range") {
+      page_range = std::string(value);
+    }
+    // Unknown fields are ignored, as HTML forms send whatever inputs they have.
+  }
+  if (file == nullptr) {
+    return Now(route, ErrorReply(400, "missing_field",
+                                 "form field \"file\" is required: the image or PDF to read"));
+  }
+  if (!page_range.empty()) {
+    // An image is a one-page document.
+    auto pages = ParsePageRange(page_range, 1);
+    if (!pages.ok())
+      return Now(route, StatusReply(pages.status()));
+  }
+  auto pipe = FindPipeline(model);
+  if (!pipe.ok())
+    return Now(route, StatusReply(pipe.status()));
+  if (Status s = pipeline::ValidateOptions(options); !s.ok())
+    return Now(route, StatusReply(s));
+
+  // The work owns the body; the file part is found again by its offset after the move.
+  const size_t offset = static_cast<size_t>(file->body.data() - r.body.data());
+  const size_t size = file->body.size();
+  Work work = [this, body = std::move(r.body), offset, size, pipe = *pipe, options, format,
+               paginate, received = r.received, request_id = r.request_id](std::stop_token stop) {
+    const std::string_view bytes = std::string_view(body).substr(offset, size);
+    auto page = OcrBytes(Bytes(bytes), *pipe, options, config_.max_image_pixels, stop);
+    if (!page.ok())
+      return FailureReply(page.status(), request_id);
+    metrics_.RecordPipeline(page->ocr.times, page->ocr.lines.size());
+    metrics_.RecordPages(1);
+    const Json lines = LinesToJson(page->ocr.lines);
+    Json out = {
+        {"success", true}, {"format", pipeline::OutputFormatName(format)}, {"page_count", 1}};
+    if (format != pipeline::OutputFormat::kJson) {
+      out["output"] = (paginate ? PageSeparator(0) : "") + Render(format, page->ocr.lines);
+    }
+    out["processing_time"] = SecondsSince(received);
+    out["pages"] = Json::array({{{"page", 0},
+                                 {"width", page->width},
+                                 {"height", page->height},
+                                 {"source", "ocr"},
+                                 {"results", lines}}});
+    out["results"] = lines;
+    return Reply{200, DumpJson(out)};
+  };
+  return {route, std::nullopt, std::move(work)};
+}
+
+}  // namespace ocr::http

@@ -1,0 +1,93 @@
+// The routes of spec/API.md section 3, independent of the transport: a parsed request in, either a
+// reply now (cheap routes, validation errors) or a piece of work for an inference worker out.
+// Also the headers every reply carries (CORS, Content-Security-Policy, nosniff).
+// Thread-safety: Route() and Decorate() are const and safe from any thread; the Work they return
+// may run on any thread.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <stop_token>
+#include <string>
+#include <vector>
+
+#include "http/error_mapping.h"
+#include "http/metrics.h"
+#include "pipeline/pipeline.h"
+
+namespace ocr::http {
+
+struct ApiConfig {
+  std::int64_t max_image_pixels = 50'000'000;  // width x height, checked from the header
+  std::string cors_origin;                     // "" = CORS off; "*" or one origin
+  // Reported by /info.
+  int worker_threads = 1;
+  int io_threads = 2;
+  std::size_t queue_size = 64;
+  std::uint64_t max_body_bytes = 32ull << 20;
+  std::chrono::seconds request_timeout{60};
+  std::chrono::seconds read_timeout{30};
+};
+
+struct ApiRequest {
+  std::string method;  // as sent, e.g. "POST"
+  std::string path;    // target without the query string
+  std::string content_type;
+  std::string if_none_match;
+  std::string origin;
+  std::string body;  // moved into the work when there is some
+  std::string request_id;
+  std::chrono::steady_clock::time_point received;
+};
+
+// Runs on an inference worker; `stop` is requested when the deadline passes.
+using Work = std::function<Reply(std::stop_token stop)>;
+
+struct Routed {
+  std::string route;  // the matched route, for metrics ("/ocr", ...; "other" when none)
+  std::optional<Reply> reply;
+  Work work;  // set when reply is not
+};
+
+class Api {
+ public:
+  // Live facts the transport owns. REQUIRES: thread-safe callables.
+  struct State {
+    std::function<bool()> draining;
+    std::function<bool()> saturated;  // the queue is full
+  };
+
+  // `pipelines`: the loaded model sets, the first the default. REQUIRES: pipelines and metrics
+  // outlive the Api.
+  Api(ApiConfig config, std::vector<const pipeline::Pipeline*> pipelines, Metrics& metrics,
+      State state);
+
+  Routed Route(ApiRequest& request) const;
+
+  // Adds the headers every reply carries: CORS (when configured), nosniff, no-referrer, and for
+  // HTML pages a strict Content-Security-Policy.
+  void Decorate(Reply& reply, const ApiRequest& request) const;
+
+ private:
+  Routed Ocr(ApiRequest& request, bool json_only) const;
+  Routed OcrJson(ApiRequest& request) const;
+  Routed OcrForm(ApiRequest& request) const;
+  Reply Info() const;
+  Result<const pipeline::Pipeline*> FindPipeline(const std::string& name) const;
+
+  ApiConfig config_;
+  std::vector<const pipeline::Pipeline*> pipelines_;
+  Metrics& metrics_;
+  State state_;
+};
+
+// Parses "true/false/1/0/yes/no" in any case. kInvalidArgument naming `field` otherwise.
+Result<bool> ParseFormBool(std::string_view field, std::string_view value);
+
+// Parses "0-3,7" into sorted, unique page numbers (from 0) below `page_count`.
+// kInvalidArgument for bad syntax or when no page is selected.
+Result<std::vector<int>> ParsePageRange(std::string_view value, int page_count);
+
+}  // namespace ocr::http

@@ -1,0 +1,128 @@
+#include "http/openapi.h"
+
+#include <nlohmann/json.hpp>
+
+namespace ocr::http {
+namespace {
+
+constexpr const char* kOpenApiText =
+#include "openapi_json.inc"
+    ;
+
+std::string Escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+std::string RefName(const nlohmann::json& j) {
+  if (j.is_object() && j.contains("$ref")) {
+    const std::string ref = j["$ref"];
+    return ref.substr(ref.rfind('/') + 1);
+  }
+  return {};
+}
+
+std::string SchemaLink(const nlohmann::json& schema) {
+  if (const std::string name = RefName(schema); !name.empty()) {
+    return "<a href=\"#schema-" + Escape(name) + "\">" + Escape(name) + "</a>";
+  }
+  if (schema.contains("oneOf")) {
+    std::string s;
+    for (const auto& alt : schema["oneOf"])
+      s += (s.empty() ? "" : " or ") + SchemaLink(alt);
+    return s;
+  }
+  return Escape(schema.value("type", std::string("object")));
+}
+
+std::string RenderDocs(const nlohmann::json& api) {
+  std::string h =
+      "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+      "<link rel=\"stylesheet\" href=\"/docs.css\"><title>" +
+      Escape(api["info"]["title"]) + " API</title></head><body><main>";
+  h += "<h1>" + Escape(api["info"]["title"]) + " <small>" + Escape(api["info"]["version"]) +
+       "</small></h1><p>" + Escape(api["info"]["description"]) +
+       "</p><p><a href=\"/openapi.json\">openapi.json</a> &middot; <a href=\"/\">Web UI</a></p>";
+  const auto& responses = api["components"]["responses"];
+  for (const auto& [path, item] : api["paths"].items()) {
+    for (const auto& [method, op] : item.items()) {
+      std::string upper = method;
+      for (char& c : upper)
+        c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      h += "<section class=\"route\"><h2><span class=\"method\">" + upper + "</span> <code>" +
+           Escape(path) + "</code></h2><p>" + Escape(op.value("summary", std::string())) + "</p>";
+      if (op.contains("description"))
+        h += "<p>" + Escape(op["description"]) + "</p>";
+      if (op.contains("requestBody")) {
+        h += "<h3>Request body</h3><ul>";
+        for (const auto& [type, media] : op["requestBody"]["content"].items()) {
+          h += "<li><code>" + Escape(type) + "</code>: " + SchemaLink(media["schema"]) + "</li>";
+        }
+        h += "</ul>";
+      }
+      h += "<h3>Responses</h3><table><tr><th>Status</th><th>Meaning</th></tr>";
+      for (const auto& [status, resp] : op["responses"].items()) {
+        const nlohmann::json& r = RefName(resp).empty() ? resp : responses[RefName(resp)];
+        h += "<tr><td>" + Escape(status) + "</td><td>" +
+             Escape(r.value("description", std::string())) + "</td></tr>";
+      }
+      h += "</table></section>";
+    }
+  }
+  h += "<h2>Schemas</h2>";
+  for (const auto& [name, schema] : api["components"]["schemas"].items()) {
+    h += "<section class=\"schema\" id=\"schema-" + Escape(name) + "\"><h3>" + Escape(name) +
+         "</h3><pre>" + Escape(schema.dump(2)) + "</pre></section>";
+  }
+  h += "</main></body></html>";
+  return h;
+}
+
+}  // namespace
+
+const std::string& OpenApiJson() {
+  static const std::string text = kOpenApiText;
+  return text;
+}
+
+const std::string& DocsHtml() {
+  static const std::string html = RenderDocs(nlohmann::json::parse(OpenApiJson()));
+  return html;
+}
+
+const std::string& DocsCss() {
+  static const std::string css =
+      "body{font:16px/1.5 system-ui,sans-serif;margin:0;background:#f6f7f9;color:#1c1e21}"
+      "main{max-width:60rem;margin:0 auto;padding:1rem 1.25rem 3rem}"
+      "h1 small{font-size:.5em;color:#667}"
+      ".route,.schema{background:#fff;border:1px solid #dde1e6;border-radius:8px;"
+      "padding:.5rem 1rem;margin:1rem 0}"
+      ".method{display:inline-block;background:#2456d3;color:#fff;border-radius:4px;"
+      "padding:0 .5rem;font-size:.8em}"
+      "table{border-collapse:collapse;width:100%}td,th{border-top:1px solid #eee;"
+      "text-align:left;padding:.25rem .5rem;vertical-align:top}"
+      "pre{overflow:auto;background:#f3f4f6;padding:.5rem;border-radius:6px;font-size:.85em}"
+      "code{font-size:.95em}";
+  return css;
+}
+
+}  // namespace ocr::http

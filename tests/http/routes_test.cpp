@@ -1,0 +1,379 @@
+// The routes beyond the JSON form, against the real server: multipart uploads and output formats,
+// /metrics, /info, /openapi.json, /docs, the Web UI's files, CORS, the request deadline and the
+// connection limit.
+#include <algorithm>
+#include <chrono>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "http/server_client.h"
+#include "support/render_text.h"
+#include "support/test_paths.h"
+
+namespace ocr::http {
+namespace {
+
+using namespace testing_support;  // NOLINT(google-build-using-namespace): test helpers
+
+struct FormField {
+  std::string name;
+  std::string value;
+  std::string filename;  // set for file parts
+};
+
+Request FormRequest(const std::vector<FormField>& fields, std::string target = "/ocr") {
+  const std::string boundary = "----onnxocrTestBoundary7MA4YWxk";
+  std::string body;
+  for (const auto& f : fields) {
+    body += "--" + boundary + "\r\nContent-Disposition: form-data; name=\"" + f.name + "\"";
+    if (!f.filename.empty()) {
+      body += "; filename=\"" + f.filename + "\"\r\nContent-Type: application/octet-stream";
+    }
+    body += "\r\n\r\n" + f.value + "\r\n";
+  }
+  body += "--" + boundary + "--\r\n";
+  return MakeRequest(bhttp::verb::post, std::move(target), std::move(body),
+                     "multipart/form-data; boundary=" + boundary);
+}
+
+std::string Header(const Response& res, std::string_view name) {
+  const auto it = res.find(beast::string_view(name.data(), name.size()));
+  return it == res.end() ? std::string() : std::string(it->value());
+}
+
+class RoutesTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    const auto png = testing::RenderTextPng("Order 7781 shipped");
+    if (!png.empty())
+      png_ = new std::string(testing::ReadFileOrDie(png));
+    server_ = new ServerProcess();
+    if (!server_->Start({"--threads", "2"})) {
+      delete server_;
+      server_ = nullptr;
+    }
+  }
+
+  static void TearDownTestSuite() {
+    if (server_ != nullptr)
+      EXPECT_EQ(server_->Stop(), 0);
+    delete server_;
+    delete png_;
+  }
+
+  void SetUp() override {
+    ASSERT_NE(server_, nullptr) << "server did not start";
+    if (png_ == nullptr)
+      GTEST_SKIP() << "pango-view not installed (scripts/bootstrap installs it)";
+  }
+
+  static unsigned short port() { return server_->port(); }
+
+  static ServerProcess* server_;
+  static std::string* png_;
+};
+
+ServerProcess* RoutesTest::server_ = nullptr;
+std::string* RoutesTest::png_ = nullptr;
+
+TEST_F(RoutesTest, MultipartMarkdownWithPagination) {
+  const Response res = Send(port(), FormRequest({{"file", *png_, "scan.png"},
+                                                 {"output_format", "Markdown"},
+                                                 {"paginate_output", "YES"}}));
+  ASSERT_EQ(res.result_int(), 200) << res.body();
+  const Json j = BodyJson(res);
+  EXPECT_EQ(j["success"], true);
+  EXPECT_EQ(j["format"], "markdown");
+  EXPECT_EQ(j["page_count"], 1);
+  EXPECT_TRUE(j["processing_time"].is_number());
+  const std::string output = j["output"];
+  const std::string separator = "\n{0}" + std::string(48, '-') + "\n\n";
+  ASSERT_EQ(output.rfind(separator, 0), 0u) << output;
+  EXPECT_EQ(WithoutSpaces(output.substr(separator.size())), "Order7781shipped\n");
+  ASSERT_EQ(j["pages"].size(), 1u);
+  const Json& page = j["pages"][0];
+  EXPECT_EQ(page["page"], 0);
+  EXPECT_EQ(page["source"], "ocr");
+  EXPECT_GT(page["width"].get<int>(), 100);
+  EXPECT_GT(page["height"].get<int>(), 30);
+  EXPECT_EQ(page["results"], j["results"]);
+  ASSERT_EQ(j["results"].size(), 1u);
+  EXPECT_EQ(WithoutSpaces(j["results"][0]["text"]), "Order7781shipped");
+}
+
+TEST_F(RoutesTest, MultipartJsonFormatHasNoOutputAndHtmlIsEscapedMarkup) {
+  const Response json = Send(port(), FormRequest({{"file", *png_, "a.png"}}));
+  ASSERT_EQ(json.result_int(), 200) << json.body();
+  EXPECT_FALSE(BodyJson(json).contains("output"));
+  EXPECT_EQ(BodyJson(json)["format"], "json");
+  const Response html =
+      Send(port(), FormRequest({{"file", *png_, "a.png"}, {"output_format", "html"}}));
+  ASSERT_EQ(html.result_int(), 200) << html.body();
+  const std::string output = BodyJson(html)["output"];
+  EXPECT_EQ(output.rfind("<p>", 0), 0u) << output;
+  const Response text =
+      Send(port(), FormRequest({{"file", *png_, "a.png"}, {"output_format", "text"}}));
+  EXPECT_EQ(WithoutSpaces(BodyJson(text)["output"]), "Order7781shipped\n");
+}
+
+TEST_F(RoutesTest, MultipartErrors) {
+  struct Case {
+    const char* what;
+    std::vector<FormField> fields;
+    unsigned status;
+    const char* code;
+  };
+
+  const std::vector<Case> cases = {
+      {"bad format", {{"file", *png_, "a.png"}, {"output_format", "pdf"}}, 400, "invalid_option"},
+      {"bad boolean",
+       {{"file", *png_, "a.png"}, {"paginate_output", "maybe"}},
+       400,
+       "invalid_option"},
+      {"page beyond an image",
+       {{"file", *png_, "a.png"}, {"page_range", "2-3"}},
+       400,
+       "invalid_option"},
+      {"bad page range", {{"file", *png_, "a.png"}, {"page_range", "3-1"}}, 400, "invalid_option"},
+      {"unknown model", {{"file", *png_, "a.png"}, {"model", "nope"}}, 400, "invalid_option"},
+      {"drop_score text",
+       {{"file", *png_, "a.png"}, {"drop_score", "high"}},
+       400,
+       "invalid_option"},
+      {"no file", {{"output_format", "text"}}, 400, "missing_field"},
+      {"text file", {{"file", "hello", "note.txt"}}, 415, "unsupported_media_type"},
+      {"pdf", {{"file", "%PDF-1.4\n%...", "doc.pdf"}}, 415, "unsupported_media_type"},
+      {"truncated png", {{"file", png_->substr(0, 100), "cut.png"}}, 422, "undecodable_image"},
+      {"huge png", {{"file", PngHeaderOnly(60000, 60000), "big.png"}}, 422, "image_too_large"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    const Response res = Send(port(), FormRequest(c.fields));
+    EXPECT_EQ(res.result_int(), c.status) << res.body();
+    EXPECT_EQ(ErrorCodeOf(res), c.code);
+    EXPECT_EQ(BodyJson(res)["success"], false);
+  }
+}
+
+TEST_F(RoutesTest, DropScoreAndPageRangeAccepted) {
+  const Response res = Send(port(), FormRequest({{"file", *png_, "a.png"},
+                                                 {"drop_score", "1"},
+                                                 {"page_range", "0"},
+                                                 {"force_ocr", "true"},
+                                                 {"cls", "no"}}));
+  ASSERT_EQ(res.result_int(), 200) << res.body();
+  EXPECT_TRUE(BodyJson(res)["results"].empty());  // nothing is that sure
+}
+
+TEST_F(RoutesTest, MetricsFollowTheExpositionFormat) {
+  ASSERT_EQ(Send(port(), MakeRequest(bhttp::verb::post, "/ocr", OcrBody(*png_))).result_int(), 200);
+  const Response res = Send(port(), MakeRequest(bhttp::verb::get, "/metrics"));
+  ASSERT_EQ(res.result_int(), 200);
+  EXPECT_EQ(Header(res, "Content-Type"), "text/plain; version=0.0.4; charset=utf-8");
+  const std::string& m = res.body();
+  for (const char* want :
+       {"# TYPE onnxocr_http_requests_total counter\n",
+        "onnxocr_http_requests_total{route=\"/ocr\",method=\"POST\",status=\"200\"} ",
+        "# TYPE onnxocr_http_request_duration_seconds histogram\n",
+        "onnxocr_http_request_duration_seconds_bucket{route=\"/ocr\",le=\"+Inf\"} ",
+        "onnxocr_http_request_duration_seconds_count{route=\"/ocr\"} ",
+        "onnxocr_stage_duration_seconds_bucket{stage=\"rec_infer\",le=\"0.005\"} ",
+        "# TYPE onnxocr_queue_depth gauge\nonnxocr_queue_depth 0\n",
+        "# TYPE onnxocr_lines_recognized_total counter\n"}) {
+    EXPECT_NE(m.find(want), std::string::npos) << "missing: " << want << "\n" << m;
+  }
+  // Every sample line belongs to a family declared with HELP and TYPE before it.
+  std::set<std::string> declared;
+  size_t pos = 0;
+  while (pos < m.size()) {
+    const size_t eol = m.find('\n', pos);
+    ASSERT_NE(eol, std::string::npos) << "exposition must end with a newline";
+    const std::string line = m.substr(pos, eol - pos);
+    pos = eol + 1;
+    if (line.rfind("# TYPE ", 0) == 0) {
+      declared.insert(line.substr(7, line.find(' ', 7) - 7));
+    } else if (!line.empty() && line[0] != '#') {
+      std::string name = line.substr(0, line.find_first_of("{ "));
+      for (const char* suffix : {"_bucket", "_sum", "_count"}) {
+        const std::string s = suffix;
+        if (!declared.count(name) && name.size() > s.size() &&
+            name.compare(name.size() - s.size(), s.size(), s) == 0) {
+          name.resize(name.size() - s.size());
+        }
+      }
+      EXPECT_TRUE(declared.count(name)) << "undeclared sample: " << line;
+    }
+  }
+}
+
+TEST_F(RoutesTest, InfoDescribesModelsAndWorkers) {
+  const Response res = Send(port(), MakeRequest(bhttp::verb::get, "/info"));
+  ASSERT_EQ(res.result_int(), 200);
+  const Json j = BodyJson(res);
+  EXPECT_EQ(j["default_model"], "ppocrv4");
+  EXPECT_EQ(std::string(j["onnxruntime_version"]).rfind("1.", 0), 0u);
+  ASSERT_EQ(j["model_sets"].size(), 1u);
+  EXPECT_EQ(j["model_sets"][0]["name"], "ppocrv4");
+  EXPECT_EQ(j["model_sets"][0]["dictionary_size"], 6623);
+  EXPECT_EQ(j["model_sets"][0]["classifier"], true);
+  EXPECT_EQ(j["workers"]["threads"], 2);
+  EXPECT_TRUE(j["version"].is_string());
+}
+
+TEST_F(RoutesTest, OpenApiDescribesEveryRouteAndErrorCode) {
+  const Response res = Send(port(), MakeRequest(bhttp::verb::get, "/openapi.json"));
+  ASSERT_EQ(res.result_int(), 200);
+  const Json j = BodyJson(res);
+  EXPECT_EQ(j["openapi"], "3.0.3");
+  for (const char* path : {"/ocr", "/ocr_api", "/healthz", "/readyz", "/metrics", "/info",
+                           "/openapi.json", "/docs", "/"}) {
+    EXPECT_TRUE(j["paths"].contains(path)) << path;
+  }
+  const Json& codes =
+      j["components"]["schemas"]["Error"]["properties"]["error"]["properties"]["code"]["enum"];
+  for (const char* code :
+       {"invalid_json", "missing_field", "invalid_base64", "invalid_option", "not_found",
+        "method_not_allowed", "payload_too_large", "unsupported_media_type", "undecodable_image",
+        "image_too_large", "invalid_pdf", "encrypted_pdf", "too_many_pages", "server_busy",
+        "not_ready", "deadline_exceeded", "internal"}) {
+    EXPECT_NE(std::find(codes.begin(), codes.end(), code), codes.end()) << code;
+  }
+  // Every $ref points at a component that exists.
+  const std::string text = res.body();
+  for (size_t at = text.find("\"$ref\""); at != std::string::npos;
+       at = text.find("\"$ref\"", at + 1)) {
+    const size_t q1 = text.find('"', text.find(':', at) + 1);
+    const std::string ref = text.substr(q1 + 1, text.find('"', q1 + 1) - q1 - 1);
+    const std::string kind = ref.substr(13, ref.find('/', 13) - 13);  // after "#/components/"
+    const std::string name = ref.substr(ref.rfind('/') + 1);
+    EXPECT_TRUE(j["components"][kind].contains(name)) << ref;
+  }
+}
+
+TEST_F(RoutesTest, DocsAndWebUiAreServedWithStrictPolicies) {
+  const Response docs = Send(port(), MakeRequest(bhttp::verb::get, "/docs"));
+  ASSERT_EQ(docs.result_int(), 200);
+  EXPECT_EQ(Header(docs, "Content-Type"), "text/html; charset=utf-8");
+  EXPECT_NE(Header(docs, "Content-Security-Policy").find("default-src 'none'"), std::string::npos);
+  EXPECT_NE(docs.body().find("/ocr_api"), std::string::npos);
+  EXPECT_EQ(docs.body().find("<script"), std::string::npos);
+  EXPECT_EQ(Send(port(), MakeRequest(bhttp::verb::get, "/docs.css")).result_int(), 200);
+
+  const Response page = Send(port(), MakeRequest(bhttp::verb::get, "/"));
+  ASSERT_EQ(page.result_int(), 200);
+  EXPECT_EQ(Header(page, "Content-Type"), "text/html; charset=utf-8");
+  const std::string csp = Header(page, "Content-Security-Policy");
+  EXPECT_NE(csp.find("script-src 'self'"), std::string::npos) << csp;
+  EXPECT_EQ(csp.find("unsafe-inline"), std::string::npos) << csp;
+  EXPECT_EQ(Header(page, "X-Content-Type-Options"), "nosniff");
+  const std::string etag = Header(page, "ETag");
+  ASSERT_FALSE(etag.empty());
+  Request again = MakeRequest(bhttp::verb::get, "/");
+  again.set(bhttp::field::if_none_match, etag);
+  const Response cached = Send(port(), std::move(again));
+  EXPECT_EQ(cached.result_int(), 304);
+  EXPECT_TRUE(cached.body().empty());
+  const Response js = Send(port(), MakeRequest(bhttp::verb::get, "/app.js"));
+  EXPECT_EQ(js.result_int(), 200);
+  EXPECT_EQ(Header(js, "Content-Type"), "text/javascript; charset=utf-8");
+}
+
+TEST_F(RoutesTest, CorsIsOffByDefault) {
+  Request req = MakeRequest(bhttp::verb::get, "/healthz");
+  req.set(bhttp::field::origin, "https://elsewhere.example");
+  const Response res = Send(port(), std::move(req));
+  EXPECT_EQ(res.result_int(), 200);
+  EXPECT_EQ(Header(res, "Access-Control-Allow-Origin"), "");
+  Request preflight = MakeRequest(bhttp::verb::options, "/ocr");
+  preflight.set(bhttp::field::origin, "https://elsewhere.example");
+  EXPECT_EQ(Send(port(), std::move(preflight)).result_int(), 405);
+}
+
+TEST(ServerOptionsTest, CorsOriginAllowsThatOriginOnly) {
+  ServerProcess server;
+  ASSERT_TRUE(server.Start({"--cors-origin", "https://app.example"}));
+  Request preflight = MakeRequest(bhttp::verb::options, "/ocr");
+  preflight.set(bhttp::field::origin, "https://app.example");
+  const Response pre = Send(server.port(), std::move(preflight));
+  EXPECT_EQ(pre.result_int(), 204);
+  EXPECT_EQ(Header(pre, "Access-Control-Allow-Origin"), "https://app.example");
+  EXPECT_NE(Header(pre, "Access-Control-Allow-Methods").find("POST"), std::string::npos);
+  Request other = MakeRequest(bhttp::verb::get, "/healthz");
+  other.set(bhttp::field::origin, "https://evil.example");
+  EXPECT_EQ(Header(Send(server.port(), std::move(other)), "Access-Control-Allow-Origin"), "");
+  EXPECT_EQ(server.Stop(), 0);
+}
+
+TEST(ServerOptionsTest, ConnectionsOverTheLimitAreTurnedAway) {
+  ServerProcess server;
+  ASSERT_TRUE(server.Start({"--max-connections", "2"}));
+  net::io_context ioc;
+  tcp::socket a = Connect(ioc, server.port());
+  tcp::socket b = Connect(ioc, server.port());
+  // Let the server register both before the third arrives.
+  EXPECT_EQ(Exchange(a, MakeRequest(bhttp::verb::get, "/healthz")).result_int(), 200);
+  EXPECT_EQ(Exchange(b, MakeRequest(bhttp::verb::get, "/healthz")).result_int(), 200);
+  tcp::socket c = Connect(ioc, server.port());
+  beast::flat_buffer buffer;
+  Response res;
+  beast::error_code ec;
+  bhttp::read(c, buffer, res, ec);
+  EXPECT_EQ(res.result_int(), 503);
+  EXPECT_EQ(ErrorCodeOf(res), "server_busy");
+  EXPECT_EQ(Header(res, "Retry-After"), "1");
+  a.close();
+  b.close();
+  EXPECT_EQ(server.Stop(), 0);
+}
+
+TEST(ServerOptionsTest, RequestTimeoutAnswers504AndFreesTheWorker) {
+  // 40 lines keep the only worker busy for well over a second on this hardware.
+  std::string text;
+  for (int i = 0; i < 40; ++i)
+    text += "Line " + std::to_string(i) + " of a long scanned page\n";
+  const auto png = testing::RenderTextPng(text, 14);
+  if (png.empty())
+    GTEST_SKIP() << "pango-view not installed";
+  const std::string body = OcrBody(testing::ReadFileOrDie(png));
+  ServerProcess server;
+  ASSERT_TRUE(server.Start({"--threads", "1", "--request-timeout", "1"}));
+  std::vector<std::thread> clients;
+  std::vector<unsigned> statuses(3);
+  std::vector<std::string> codes(3);
+  for (int i = 0; i < 3; ++i) {
+    clients.emplace_back([&, i] {
+      const Response res = Send(server.port(), MakeRequest(bhttp::verb::post, "/ocr", body));
+      statuses[i] = res.result_int();
+      codes[i] = ErrorCodeOf(res);
+    });
+  }
+  for (auto& t : clients)
+    t.join();
+  int timed_out = 0;
+  for (int i = 0; i < 3; ++i) {
+    if (statuses[i] == 504) {
+      ++timed_out;
+      EXPECT_EQ(codes[i], "deadline_exceeded");
+    }
+  }
+  EXPECT_GE(timed_out, 2);  // at most the first can finish within a second
+  // Abandoned work stops between batches, so the worker is soon free for a small request.
+  const auto small = testing::RenderTextPng("Order 7781 shipped");
+  Response next;
+  for (int attempt = 0; attempt < 20; ++attempt) {
+    next = Send(server.port(),
+                MakeRequest(bhttp::verb::post, "/ocr", OcrBody(testing::ReadFileOrDie(small))));
+    if (next.result_int() == 200)
+      break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  }
+  EXPECT_EQ(next.result_int(), 200) << next.body();
+  EXPECT_EQ(server.Stop(), 0);
+}
+
+}  // namespace
+}  // namespace ocr::http

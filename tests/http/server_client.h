@@ -1,0 +1,283 @@
+// Test helpers for the HTTP server tests: the onnxocr binary running `serve` as a child process
+// on an ephemeral 127.0.0.1 port, and a small synchronous Beast client.
+#pragma once
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "support/test_paths.h"
+
+namespace ocr::http::testing_support {
+
+namespace beast = boost::beast;
+namespace bhttp = boost::beast::http;
+namespace net = boost::asio;
+using tcp = net::ip::tcp;
+using Json = nlohmann::json;
+using Response = bhttp::response<bhttp::string_body>;
+using Request = bhttp::request<bhttp::string_body>;
+
+// ---------------------------------------------------------------------------------------------
+// Helpers.
+
+inline std::string EncodeBase64(std::string_view in) {
+  static constexpr char kAlphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  size_t i = 0;
+  for (; i + 2 < in.size(); i += 3) {
+    const std::uint32_t v =
+        (std::uint8_t(in[i]) << 16) | (std::uint8_t(in[i + 1]) << 8) | std::uint8_t(in[i + 2]);
+    out += {kAlphabet[v >> 18], kAlphabet[(v >> 12) & 63], kAlphabet[(v >> 6) & 63],
+            kAlphabet[v & 63]};
+  }
+  if (i + 1 == in.size()) {
+    const std::uint32_t v = std::uint8_t(in[i]) << 16;
+    out += {kAlphabet[v >> 18], kAlphabet[(v >> 12) & 63], '=', '='};
+  } else if (i + 2 == in.size()) {
+    const std::uint32_t v = (std::uint8_t(in[i]) << 16) | (std::uint8_t(in[i + 1]) << 8);
+    out += {kAlphabet[v >> 18], kAlphabet[(v >> 12) & 63], kAlphabet[(v >> 6) & 63], '='};
+  }
+  return out;
+}
+
+inline std::uint32_t Crc32(std::string_view data) {
+  std::uint32_t crc = 0xFFFFFFFFu;
+  for (const char ch : data) {
+    crc ^= std::uint8_t(ch);
+    for (int k = 0; k < 8; ++k)
+      crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
+  }
+  return crc ^ 0xFFFFFFFFu;
+}
+
+inline void PutBe32(std::string& out, std::uint32_t v) {
+  for (int shift = 24; shift >= 0; shift -= 8)
+    out.push_back(char((v >> shift) & 0xFF));
+}
+
+inline std::string PngChunk(std::string_view type, std::string_view data) {
+  std::string chunk;
+  PutBe32(chunk, static_cast<std::uint32_t>(data.size()));
+  std::string body(type);
+  body += data;
+  chunk += body;
+  PutBe32(chunk, Crc32(body));
+  return chunk;
+}
+
+// A PNG whose header declares width x height (8-bit RGB) and that has no pixel data.
+inline std::string PngHeaderOnly(std::uint32_t width, std::uint32_t height) {
+  std::string png("\x89PNG\r\n\x1a\n", 8);
+  std::string ihdr;
+  PutBe32(ihdr, width);
+  PutBe32(ihdr, height);
+  ihdr += std::string("\x08\x02\x00\x00\x00", 5);
+  png += PngChunk("IHDR", ihdr);
+  png += PngChunk("IEND", "");
+  return png;
+}
+
+// The onnxocr binary running `serve` as a child; stderr is collected on a thread.
+class ServerProcess {
+ public:
+  ServerProcess() = default;
+  ServerProcess(const ServerProcess&) = delete;
+  ServerProcess& operator=(const ServerProcess&) = delete;
+
+  ~ServerProcess() {
+    if (pid_ > 0) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+    }
+    if (reader_.joinable())
+      reader_.join();
+  }
+
+  // Starts the server and waits (up to 60 s) for "listening on HOST:PORT".
+  ::testing::AssertionResult Start(const std::vector<std::string>& extra_args) {
+    int fds[2];
+    if (pipe(fds) != 0)
+      return ::testing::AssertionFailure() << "pipe failed";
+    std::vector<std::string> args = {
+        OCR_ONNXOCR_BINARY, "serve", "--host",   "127.0.0.1",
+        "--port",           "0",     "--models", "ppocrv4=" + testing::DefaultModelDir().string()};
+    args.insert(args.end(), extra_args.begin(), extra_args.end());
+    pid_ = fork();
+    if (pid_ == 0) {
+      dup2(fds[1], STDERR_FILENO);
+      close(fds[0]);
+      close(fds[1]);
+      for (const char* name : {"ONNXOCR_MODELS", "ONNXOCR_PORT", "ONNXOCR_HOST", "ONNXOCR_THREADS",
+                               "ONNXOCR_QUEUE_SIZE", "ONNXOCR_MAX_BODY_MB"}) {
+        unsetenv(name);
+      }
+      std::vector<char*> argv;
+      for (auto& a : args)
+        argv.push_back(a.data());
+      argv.push_back(nullptr);
+      execv(argv[0], argv.data());
+      _exit(127);
+    }
+    close(fds[1]);
+    fd_ = fds[0];
+    if (pid_ < 0)
+      return ::testing::AssertionFailure() << "fork failed";
+
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    std::string seen;
+    while (std::chrono::steady_clock::now() < deadline) {
+      pollfd p{fd_, POLLIN, 0};
+      if (poll(&p, 1, 200) <= 0)
+        continue;
+      char buf[4096];
+      const ssize_t n = read(fd_, buf, sizeof buf);
+      if (n <= 0)
+        break;
+      seen.append(buf, static_cast<size_t>(n));
+      const size_t at = seen.find("listening on ");
+      const size_t eol = at == std::string::npos ? at : seen.find('\n', at);
+      if (eol != std::string::npos) {
+        const std::string line = seen.substr(at, eol - at);
+        port_ = static_cast<unsigned short>(std::stoi(line.substr(line.rfind(':') + 1)));
+        {
+          std::lock_guard lock(mu_);
+          log_ = seen;
+        }
+        reader_ = std::thread([this] { ReadRest(); });
+        return ::testing::AssertionSuccess();
+      }
+    }
+    return ::testing::AssertionFailure() << "server did not report its port; stderr:\n" << seen;
+  }
+
+  unsigned short port() const { return port_; }
+
+  // SIGTERM, then waits up to `wait` for the exit; returns the exit code (-1: killed/timeout).
+  int Stop(std::chrono::seconds wait = std::chrono::seconds(40)) {
+    if (pid_ <= 0)
+      return -1;
+    kill(pid_, SIGTERM);
+    return Wait(wait);
+  }
+
+  void Signal(int signo) const { kill(pid_, signo); }
+
+  int Wait(std::chrono::seconds wait) {
+    const auto deadline = std::chrono::steady_clock::now() + wait;
+    int status = 0;
+    while (true) {
+      const pid_t r = waitpid(pid_, &status, WNOHANG);
+      if (r == pid_)
+        break;
+      if (std::chrono::steady_clock::now() > deadline) {
+        kill(pid_, SIGKILL);
+        waitpid(pid_, &status, 0);
+        pid_ = -1;
+        if (reader_.joinable())
+          reader_.join();
+        return -1;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    pid_ = -1;
+    if (reader_.joinable())
+      reader_.join();
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+
+  std::string log() {
+    std::lock_guard lock(mu_);
+    return log_;
+  }
+
+ private:
+  void ReadRest() {
+    char buf[4096];
+    ssize_t n;
+    while ((n = read(fd_, buf, sizeof buf)) > 0) {
+      std::lock_guard lock(mu_);
+      log_.append(buf, static_cast<size_t>(n));
+    }
+    close(fd_);
+  }
+
+  pid_t pid_ = -1;
+  int fd_ = -1;
+  unsigned short port_ = 0;
+  std::thread reader_;
+  std::mutex mu_;
+  std::string log_;
+};
+
+inline tcp::socket Connect(net::io_context& ioc, unsigned short port) {
+  tcp::socket socket(ioc);
+  socket.connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), port));
+  return socket;
+}
+
+inline Request MakeRequest(bhttp::verb method, std::string target, std::string body = {},
+                           std::string content_type = "application/json") {
+  Request req(method, target, 11);
+  req.set(bhttp::field::host, "127.0.0.1");
+  if (!body.empty() || method == bhttp::verb::post) {
+    req.set(bhttp::field::content_type, content_type);
+    req.body() = std::move(body);
+  }
+  req.prepare_payload();
+  return req;
+}
+
+inline Response Exchange(tcp::socket& socket, Request req) {
+  bhttp::write(socket, req);
+  beast::flat_buffer buffer;
+  Response res;
+  bhttp::read(socket, buffer, res);
+  return res;
+}
+
+inline Response Send(unsigned short port, Request req) {
+  net::io_context ioc;
+  tcp::socket socket = Connect(ioc, port);
+  return Exchange(socket, std::move(req));
+}
+
+inline Json BodyJson(const Response& res) {
+  return Json::parse(res.body(), nullptr, false);
+}
+
+inline std::string ErrorCodeOf(const Response& res) {
+  const Json j = BodyJson(res);
+  if (!j.is_object() || !j.contains("error"))
+    return "<no error object: " + res.body() + ">";
+  return j["error"].value("code", "<no code>");
+}
+
+inline std::string WithoutSpaces(std::string s) {
+  std::erase(s, ' ');
+  return s;
+}
+
+inline std::string OcrBody(const std::string& png_bytes) {
+  return Json{{"image", EncodeBase64(png_bytes)}}.dump();
+}
+
+}  // namespace ocr::http::testing_support
