@@ -60,20 +60,6 @@ Result<pipeline::OcrResult> OcrFile(const pipeline::Pipeline& pipe, const std::s
   return pipe.Run(image, ocr_options);
 }
 
-std::string Render(pipeline::OutputFormat format, std::span<const pipeline::TextLine> lines) {
-  switch (format) {
-    case pipeline::OutputFormat::kText:
-      return pipeline::FormatText(lines);
-    case pipeline::OutputFormat::kMarkdown:
-      return pipeline::FormatMarkdown(lines);
-    case pipeline::OutputFormat::kHtml:
-      return pipeline::FormatHtml(lines);
-    case pipeline::OutputFormat::kJson:
-      break;
-  }
-  return {};
-}
-
 }  // namespace
 
 int Run(const RunOptions& o) {
@@ -135,7 +121,7 @@ int Run(const RunOptions& o) {
     } else {
       if (o.files.size() > 1)
         std::cout << "==> " << path << " <==\n";
-      std::cout << Render(*format, result->lines);
+      std::cout << pipeline::FormatLines(*format, result->lines);
     }
   }
   if (*format == pipeline::OutputFormat::kJson) {

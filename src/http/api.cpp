@@ -143,20 +143,6 @@ Status ReadJsonOptions(const Json& body, pipeline::OcrOptions& options, bool& wo
   return pipeline::ValidateOptions(options);
 }
 
-std::string Render(pipeline::OutputFormat format, std::span<const pipeline::TextLine> lines) {
-  switch (format) {
-    case pipeline::OutputFormat::kText:
-      return pipeline::FormatText(lines);
-    case pipeline::OutputFormat::kMarkdown:
-      return pipeline::FormatMarkdown(lines);
-    case pipeline::OutputFormat::kHtml:
-      return pipeline::FormatHtml(lines);
-    case pipeline::OutputFormat::kJson:
-      break;
-  }
-  return {};
-}
-
 }  // namespace
 
 Result<bool> ParseFormBool(std::string_view field, std::string_view value) {
@@ -476,7 +462,8 @@ Routed Api::OcrForm(ApiRequest& r) const {
     Json out = {
         {"success", true}, {"format", pipeline::OutputFormatName(format)}, {"page_count", 1}};
     if (format != pipeline::OutputFormat::kJson) {
-      out["output"] = (paginate ? PageSeparator(0) : "") + Render(format, page->ocr.lines);
+      out["output"] =
+          (paginate ? PageSeparator(0) : "") + pipeline::FormatLines(format, page->ocr.lines);
     }
     out["processing_time"] = SecondsSince(received);
     out["pages"] = Json::array({{{"page", 0},

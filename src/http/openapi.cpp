@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "pipeline/layout.h"
+
 namespace ocr::http {
 namespace {
 
@@ -9,27 +11,9 @@ constexpr const char* kOpenApiText =
 #include "openapi_json.inc"
     ;
 
+// JSON strings convert to std::string implicitly, not to string_view.
 std::string Escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
+  return pipeline::EscapeHtml(s);
 }
 
 std::string RefName(const nlohmann::json& j) {

@@ -478,33 +478,6 @@ std::string EscapeMarkdown(std::string_view text) {
   return out;
 }
 
-std::string EscapeHtml(std::string_view text) {
-  std::string out;
-  out.reserve(text.size() + text.size() / 8);
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
 struct NamedFormat {
   std::string_view name;
   OutputFormat format;
@@ -637,6 +610,47 @@ std::string FormatHtml(std::span<const TextLine> lines) {
     out += "</p>\n";
   }
   return out;
+}
+
+std::string EscapeHtml(std::string_view text) {
+  std::string out;
+  out.reserve(text.size() + text.size() / 8);
+  for (char c : text) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+std::string FormatLines(OutputFormat format, std::span<const TextLine> lines) {
+  switch (format) {
+    case OutputFormat::kText:
+      return FormatText(lines);
+    case OutputFormat::kMarkdown:
+      return FormatMarkdown(lines);
+    case OutputFormat::kHtml:
+      return FormatHtml(lines);
+    case OutputFormat::kJson:
+      break;
+  }
+  return {};
 }
 
 }  // namespace ocr::pipeline

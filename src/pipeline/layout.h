@@ -33,6 +33,13 @@ struct Paragraph {
 // or the text height changes markedly.
 std::vector<Paragraph> GroupParagraphs(std::span<const TextLine> lines);
 
+// The document in `format`: FormatText, FormatMarkdown or FormatHtml; empty for kJson (JSON is
+// the HTTP layer's business).
+std::string FormatLines(OutputFormat format, std::span<const TextLine> lines);
+
+// Escapes & < > " ' for HTML text and attribute values.
+std::string EscapeHtml(std::string_view text);
+
 // The lines' texts in the given order, one per line ("\n"-separated, with a final newline when
 // not empty).
 std::string FormatText(std::span<const TextLine> lines);

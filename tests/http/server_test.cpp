@@ -34,14 +34,6 @@ namespace {
 
 using namespace testing_support;  // NOLINT(google-build-using-namespace): test helpers
 
-namespace beast = boost::beast;
-namespace bhttp = boost::beast::http;
-namespace net = boost::asio;
-using tcp = net::ip::tcp;
-using Json = nlohmann::json;
-using Response = bhttp::response<bhttp::string_body>;
-using Request = bhttp::request<bhttp::string_body>;
-
 // ---------------------------------------------------------------------------------------------
 // Base64 decoder (unit level).
 

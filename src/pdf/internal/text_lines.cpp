@@ -1,0 +1,191 @@
+#include "pdf/internal/text_lines.h"
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <optional>
+
+namespace ocr::pdf::internal {
+namespace {
+
+// Words further apart than this many line heights along the reading direction start a new line
+// (a column gap); closer words, even without a space in the layer, are joined.
+constexpr double kMaxGapInLineHeights = 1.5;
+// A gap wider than this many line heights reads as a space even when the layer has none.
+constexpr double kSpaceGapInLineHeights = 0.25;
+// Two boxes are on one row when they overlap across the reading direction by this fraction of
+// the smaller one.
+constexpr double kMinRowOverlap = 0.5;
+// A word may start this many line heights before the previous one ends (kerning, overlap).
+constexpr double kMaxStepBackInLineHeights = 0.5;
+
+struct Box {
+  double x0, y0, x1, y1;
+};
+
+// A box in the reading frame of `rotation`: `start`/`end` along the reading direction,
+// `lo`/`hi` across it.
+struct Span {
+  double start, end, lo, hi;
+};
+
+Span ToReadingFrame(const Box& b, int rotation) {
+  switch (rotation) {
+    case 1:
+      return {b.y0, b.y1, b.x0, b.x1};
+    case 2:
+      return {-b.x1, -b.x0, b.y0, b.y1};
+    case 3:
+      return {-b.y1, -b.y0, b.x0, b.x1};
+    default:
+      return {b.x0, b.x1, b.y0, b.y1};
+  }
+}
+
+struct LineBuilder {
+  std::string text;
+  Box box{};
+  int rotation = 0;
+  double end = 0;         // reading-frame end of the last word
+  bool space_after = false;
+
+  Span Frame() const { return ToReadingFrame(box, rotation); }
+};
+
+bool Continues(const LineBuilder& line, const WordBox& w, const Box& wb) {
+  if (w.rotation != line.rotation) return false;
+  const Span l = line.Frame();
+  const Span s = ToReadingFrame(wb, w.rotation);
+  const double line_height = std::max(l.hi - l.lo, s.hi - s.lo);
+  const double overlap = std::min(l.hi, s.hi) - std::max(l.lo, s.lo);
+  if (overlap < kMinRowOverlap * std::min(l.hi - l.lo, s.hi - s.lo)) return false;
+  const double gap = s.start - line.end;
+  return gap >= -kMaxStepBackInLineHeights * line_height &&
+         gap <= kMaxGapInLineHeights * line_height;
+}
+
+// Corners of `b` clockwise from the top-left in image coordinates, rotated so that the quad
+// starts at the top-left corner of text read in direction `rotation`.
+pipeline::Quad QuadOf(const Box& b, int rotation) {
+  const auto x0 = static_cast<float>(b.x0);
+  const auto y0 = static_cast<float>(b.y0);
+  const auto x1 = static_cast<float>(b.x1);
+  const auto y1 = static_cast<float>(b.y1);
+  const std::array<pipeline::Point, 4> corners = {
+      pipeline::Point{x0, y0}, pipeline::Point{x1, y0}, pipeline::Point{x1, y1},
+      pipeline::Point{x0, y1}};
+  pipeline::Quad q;
+  for (std::size_t i = 0; i < 4; ++i) {
+    q[i] = corners[(i + static_cast<std::size_t>(rotation)) % 4];
+  }
+  return q;
+}
+
+pipeline::TextLine Finish(const LineBuilder& line) {
+  pipeline::TextLine out;
+  out.text = line.text;
+  out.confidence = 1.0F;
+  out.box = QuadOf(line.box, line.rotation);
+  return out;
+}
+
+// Decodes one UTF-8 code point at `i`, advancing it; nullopt (and one byte) on invalid input.
+std::optional<std::uint32_t> NextCodePoint(std::string_view s, std::size_t& i) {
+  const auto b0 = static_cast<unsigned char>(s[i]);
+  int extra = 0;
+  std::uint32_t cp = 0;
+  if (b0 < 0x80) {
+    ++i;
+    return b0;
+  }
+  if ((b0 & 0xE0U) == 0xC0U) {
+    extra = 1;
+    cp = b0 & 0x1FU;
+  } else if ((b0 & 0xF0U) == 0xE0U) {
+    extra = 2;
+    cp = b0 & 0x0FU;
+  } else if ((b0 & 0xF8U) == 0xF0U) {
+    extra = 3;
+    cp = b0 & 0x07U;
+  } else {
+    ++i;
+    return std::nullopt;
+  }
+  if (i + static_cast<std::size_t>(extra) >= s.size()) {
+    ++i;
+    return std::nullopt;
+  }
+  for (int k = 1; k <= extra; ++k) {
+    const auto b = static_cast<unsigned char>(s[i + static_cast<std::size_t>(k)]);
+    if ((b & 0xC0U) != 0x80U) {
+      ++i;
+      return std::nullopt;
+    }
+    cp = (cp << 6U) | (b & 0x3FU);
+  }
+  i += static_cast<std::size_t>(extra) + 1;
+  return cp;
+}
+
+bool IsSpace(std::uint32_t cp) {
+  return cp == ' ' || cp == '\t' || cp == '\n' || cp == '\r' || cp == '\f' || cp == '\v' ||
+         cp == 0xA0 || cp == 0x3000 || (cp >= 0x2000 && cp <= 0x200B);
+}
+
+bool IsGarbage(std::uint32_t cp) {
+  return cp < 0x20 || (cp >= 0x7F && cp <= 0x9F) || cp == 0xFFFD ||
+         (cp >= 0xE000 && cp <= 0xF8FF) || cp >= 0xF0000 || (cp >= 0xD800 && cp <= 0xDFFF);
+}
+
+}  // namespace
+
+std::vector<pipeline::TextLine> GroupIntoLines(std::span<const WordBox> words) {
+  std::vector<pipeline::TextLine> lines;
+  std::optional<LineBuilder> line;
+  for (const WordBox& w : words) {
+    const Box wb{std::min(w.x0, w.x1), std::min(w.y0, w.y1), std::max(w.x0, w.x1),
+                 std::max(w.y0, w.y1)};
+    if (w.text.empty() || wb.x1 <= wb.x0 || wb.y1 <= wb.y0) continue;
+    const int rotation = ((w.rotation % 4) + 4) % 4;
+    WordBox word = w;
+    word.rotation = rotation;
+    if (line && Continues(*line, word, wb)) {
+      const Span s = ToReadingFrame(wb, rotation);
+      const Span l = line->Frame();
+      const double line_height = std::max(l.hi - l.lo, s.hi - s.lo);
+      if (line->space_after || s.start - line->end > kSpaceGapInLineHeights * line_height) {
+        line->text += ' ';
+      }
+      line->text += w.text;
+      line->box = {std::min(line->box.x0, wb.x0), std::min(line->box.y0, wb.y0),
+                   std::max(line->box.x1, wb.x1), std::max(line->box.y1, wb.y1)};
+      line->end = std::max(line->end, s.end);
+      line->space_after = w.space_after;
+      continue;
+    }
+    if (line) lines.push_back(Finish(*line));
+    line = LineBuilder{w.text, wb, rotation, ToReadingFrame(wb, rotation).end, w.space_after};
+  }
+  if (line) lines.push_back(Finish(*line));
+  return lines;
+}
+
+bool IsUsableTextLayer(std::span<const pipeline::TextLine> lines) {
+  int good = 0;
+  int bad = 0;
+  for (const pipeline::TextLine& line : lines) {
+    std::size_t i = 0;
+    while (i < line.text.size()) {
+      const std::optional<std::uint32_t> cp = NextCodePoint(line.text, i);
+      if (cp && IsSpace(*cp)) continue;
+      if (!cp || IsGarbage(*cp)) {
+        ++bad;
+      } else {
+        ++good;
+      }
+    }
+  }
+  return good >= kMinUsableChars && good * 10 >= (good + bad) * 9;
+}
+
+}  // namespace ocr::pdf::internal
