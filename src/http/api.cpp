@@ -370,7 +370,9 @@ Routed Api::OcrJson(ApiRequest& r) const {
     if (!page.ok())
       return FailureReply(page.status(), request_id);
     metrics_.RecordPipeline(page->ocr.times, page->ocr.lines.size());
-    return Reply{200, DumpJson(OcrResponseJson(page->ocr.lines, SecondsSince(received)))};
+    Reply reply{200, DumpJson(OcrResponseJson(page->ocr.lines, SecondsSince(received)))};
+    reply.lines = static_cast<int>(page->ocr.lines.size());
+    return reply;
   };
   return {route, std::nullopt, std::move(work)};
 }
@@ -472,7 +474,9 @@ Routed Api::OcrForm(ApiRequest& r) const {
                                  {"source", "ocr"},
                                  {"results", lines}}});
     out["results"] = lines;
-    return Reply{200, DumpJson(out)};
+    Reply reply{200, DumpJson(out)};
+    reply.lines = static_cast<int>(page->ocr.lines.size());
+    return reply;
   };
   return {route, std::nullopt, std::move(work)};
 }

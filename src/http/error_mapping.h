@@ -24,8 +24,9 @@ struct Reply {
   unsigned status = 200;
   std::string body;
   std::string content_type = "application/json";
-  bool retry_after = false;                                  // 503: "Retry-After: 1"
-  std::string allow;                                         // 405: the methods the route accepts
+  bool retry_after = false;  // 503: "Retry-After: 1"
+  std::string allow;         // 405: the methods the route accepts
+  int lines = -1;            // text lines found, for the access log (-1: not an OCR answer)
   std::vector<std::pair<std::string, std::string>> headers;  // any others (ETag, CSP, ...)
 };
 

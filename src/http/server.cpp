@@ -160,17 +160,17 @@ struct Server::Impl {
   Impl(ServerConfig c, std::vector<const pipeline::Pipeline*> p)
       : config(std::move(c)),
         pipelines(std::move(p)),
+        strand(net::make_strand(ioc)),
+        acceptor(strand),
+        signals(strand, SIGINT, SIGTERM),
+        drain_timer(strand),
+        queue(std::max<size_t>(config.queue_size, 1)),
         metrics([this] {
           return Metrics::Gauges{queue.size(), static_cast<size_t>(in_flight.load()),
                                  static_cast<size_t>(live_sessions.load())};
         }),
         api(MakeApiConfig(config), pipelines, metrics,
-            {[this] { return draining.load(); }, [this] { return queue.full(); }}),
-        strand(net::make_strand(ioc)),
-        acceptor(strand),
-        signals(strand, SIGINT, SIGTERM),
-        drain_timer(strand),
-        queue(std::max<size_t>(config.queue_size, 1)) {
+            {[this] { return draining.load(); }, [this] { return queue.full(); }}) {
     access_log = spdlog::get("access");
     if (!access_log) {
       access_log = spdlog::stderr_logger_mt("access");
@@ -368,8 +368,8 @@ class Session : public std::enable_shared_from_this<Session> {
     deadline_.async_wait([self = shared_from_this(), generation](beast::error_code ec) {
       if (ec || generation != self->generation_ || self->answered_)
         return;
-      if (auto stop = self->stop_.lock())
-        stop->request_stop();
+      if (auto source = self->stop_.lock())
+        source->request_stop();
       self->Send(ErrorReply(504, "deadline_exceeded",
                             "the request took longer than --request-timeout (" +
                                 std::to_string(self->server_.config.request_timeout.count()) +
@@ -398,6 +398,7 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void Send(Reply reply) {
     answered_ = true;
+    lines_ = reply.lines;
     server_.api.Decorate(reply, request_);
     res_ = Response(static_cast<bhttp::status>(reply.status), version_);
     res_.set(bhttp::field::server, "onnxocr");
@@ -422,8 +423,8 @@ class Session : public std::enable_shared_from_this<Session> {
     const double ms = std::chrono::duration<double, std::milli>(Clock::now() - received_).count();
     server_.metrics.RecordRequest(route_, method_, res_.result_int(), ms / 1000.0);
     if (CurrentLogFormat() == LogFormat::kText) {
-      server_.access_log->info("{} {} {} {} {} {} {:.1f}ms", UtcNow(), request_id_, method_, path_,
-                               res_.result_int(), bytes, ms);
+      server_.access_log->info("{} {} {} {} {} {} {:.1f}ms lines={}", UtcNow(), request_id_,
+                               method_, path_, res_.result_int(), bytes, ms, lines_);
     } else {
       server_.access_log->info(DumpJson({{"time", UtcNow()},
                                          {"request_id", request_id_},
@@ -431,7 +432,8 @@ class Session : public std::enable_shared_from_this<Session> {
                                          {"path", path_},
                                          {"status", res_.result_int()},
                                          {"bytes", bytes},
-                                         {"ms", std::round(ms * 10.0) / 10.0}}));
+                                         {"ms", std::round(ms * 10.0) / 10.0},
+                                         {"lines", lines_}}));
     }
     busy_ = false;
     if (ec) {
@@ -467,6 +469,7 @@ class Session : public std::enable_shared_from_this<Session> {
   net::steady_timer deadline_;  // --request-timeout of the request being answered
   ApiRequest request_;
   std::string route_;
+  int lines_ = -1;  // lines found by the request being answered, for the access log
   bool keep_alive_ = true;
   unsigned version_ = 11;
   Clock::time_point received_;

@@ -4,7 +4,6 @@
 #include <array>
 #include <bit>
 #include <cmath>
-#include <cstring>
 #include <exception>
 #include <limits>
 #include <new>
@@ -35,7 +34,9 @@ constexpr std::string_view kPdfMagic = "%PDF-";
 // A side longer than this cannot be a render we would ever allow (and keeps int math safe).
 constexpr double kMaxSidePixels = 1 << 30;
 
-Status InvalidPdf(std::string m) { return {StatusCode::kInvalidPdf, std::move(m)}; }
+Status InvalidPdf(std::string m) {
+  return {StatusCode::kInvalidPdf, std::move(m)};
+}
 
 void RoutePopplerError(const std::string& message, void* /*closure*/) {
   spdlog::debug("poppler: {}", message);
@@ -57,9 +58,12 @@ bool HasPdfHeader(std::span<const std::uint8_t> bytes) {
 }
 
 std::string_view LimitsError(const PdfLimits& limits) {
-  if (limits.max_pages < 1) return "max_pages must be at least 1";
-  if (!(limits.dpi > 0 && limits.dpi <= kMaxDpi)) return "dpi must be in (0, 2400]";
-  if (limits.max_page_pixels < 1) return "max_page_pixels must be at least 1";
+  if (limits.max_pages < 1)
+    return "max_pages must be at least 1";
+  if (!(limits.dpi > 0 && limits.dpi <= kMaxDpi))
+    return "dpi must be in (0, 2400]";
+  if (limits.max_page_pixels < 1)
+    return "max_page_pixels must be at least 1";
   return {};
 }
 
@@ -94,8 +98,8 @@ cv::Mat ArgbToBgr(poppler::image& image) {
   cv::Mat bgr(argb.size(), CV_8UC3);
   // Little-endian bytes are B, G, R, A; big-endian A, R, G, B.
   constexpr bool kLittle = std::endian::native == std::endian::little;
-  const std::array<int, 6> from_to = kLittle ? std::array<int, 6>{0, 0, 1, 1, 2, 2}
-                                             : std::array<int, 6>{3, 0, 2, 1, 1, 2};
+  const std::array<int, 6> from_to =
+      kLittle ? std::array<int, 6>{0, 0, 1, 1, 2, 2} : std::array<int, 6>{3, 0, 2, 1, 1, 2};
   cv::mixChannels(&argb, 1, &bgr, 1, from_to.data(), 3);
   return bgr;
 }
@@ -137,7 +141,8 @@ struct PdfDocument::Impl {
           fmt::format("page {} is out of range; the document has {} pages", index, page_count));
     }
     std::unique_ptr<poppler::page> page(doc->create_page(index));
-    if (!page) return InvalidPdf(fmt::format("page {} cannot be read", index + 1));
+    if (!page)
+      return InvalidPdf(fmt::format("page {} cannot be read", index + 1));
     return page;
   }
 
@@ -165,8 +170,8 @@ struct PdfDocument::Impl {
     renderer.set_render_hint(poppler::page_renderer::text_antialiasing, true);
     renderer.set_image_format(poppler::image::format_argb32);
     poppler::image image = renderer.render_page(page.get(), limits.dpi, limits.dpi);
-    if (!image.is_valid() || image.format() != poppler::image::format_argb32 ||
-        image.width() < 1 || image.height() < 1 || image.bytes_per_row() < 4 * image.width()) {
+    if (!image.is_valid() || image.format() != poppler::image::format_argb32 || image.width() < 1 ||
+        image.height() < 1 || image.bytes_per_row() < 4 * image.width()) {
       return InvalidPdf(fmt::format("poppler failed to render page {}", index + 1));
     }
     return ArgbToBgr(image);
@@ -209,8 +214,10 @@ Result<std::unique_ptr<PdfDocument>> PdfDocument::Open(std::span<const std::uint
   if (const std::string_view error = LimitsError(limits); !error.empty()) {
     return InvalidArgument(std::string(error));
   }
-  if (bytes.empty()) return InvalidPdf("the document is empty");
-  if (!HasPdfHeader(bytes)) return InvalidPdf("not a PDF: no %PDF- header");
+  if (bytes.empty())
+    return InvalidPdf("the document is empty");
+  if (!HasPdfHeader(bytes))
+    return InvalidPdf("not a PDF: no %PDF- header");
   if (bytes.size() > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
     return InvalidPdf("the document is over 2 GiB, more than poppler can read");
   }
@@ -220,12 +227,14 @@ Result<std::unique_ptr<PdfDocument>> PdfDocument::Open(std::span<const std::uint
     impl->limits = limits;
     impl->doc.reset(poppler::document::load_from_raw_data(
         reinterpret_cast<const char*>(bytes.data()), static_cast<int>(bytes.size())));
-    if (!impl->doc) return InvalidPdf("the PDF is damaged or truncated and cannot be read");
+    if (!impl->doc)
+      return InvalidPdf("the PDF is damaged or truncated and cannot be read");
     if (impl->doc->is_locked()) {
       return Status(StatusCode::kEncryptedPdf, "the PDF is encrypted and needs a password");
     }
     impl->page_count = impl->doc->pages();
-    if (impl->page_count < 1) return InvalidPdf("the PDF has no pages");
+    if (impl->page_count < 1)
+      return InvalidPdf("the PDF has no pages");
     if (impl->page_count > limits.max_pages) {
       return Status(StatusCode::kTooManyPages,
                     fmt::format("the PDF has {} pages, over the limit of {}", impl->page_count,
@@ -239,7 +248,9 @@ Result<std::unique_ptr<PdfDocument>> PdfDocument::Open(std::span<const std::uint
   }
 }
 
-int PdfDocument::page_count() const { return impl_->page_count; }
+int PdfDocument::page_count() const {
+  return impl_->page_count;
+}
 
 Result<cv::Size> PdfDocument::PageSize(int page) const {
   return Guard("measuring", page, [&] { return impl_->PageSize(page); });

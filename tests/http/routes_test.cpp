@@ -22,7 +22,7 @@ using namespace testing_support;  // NOLINT(google-build-using-namespace): test 
 struct FormField {
   std::string name;
   std::string value;
-  std::string filename;  // set for file parts
+  std::string filename = {};  // set for file parts
 };
 
 Request FormRequest(const std::vector<FormField>& fields, std::string target = "/ocr") {
@@ -59,8 +59,9 @@ class RoutesTest : public ::testing::Test {
   }
 
   static void TearDownTestSuite() {
-    if (server_ != nullptr)
+    if (server_ != nullptr) {
       EXPECT_EQ(server_->Stop(), 0);
+    }
     delete server_;
     delete png_;
   }

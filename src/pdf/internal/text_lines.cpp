@@ -46,19 +46,21 @@ struct LineBuilder {
   std::string text;
   Box box{};
   int rotation = 0;
-  double end = 0;         // reading-frame end of the last word
+  double end = 0;  // reading-frame end of the last word
   bool space_after = false;
 
   Span Frame() const { return ToReadingFrame(box, rotation); }
 };
 
 bool Continues(const LineBuilder& line, const WordBox& w, const Box& wb) {
-  if (w.rotation != line.rotation) return false;
+  if (w.rotation != line.rotation)
+    return false;
   const Span l = line.Frame();
   const Span s = ToReadingFrame(wb, w.rotation);
   const double line_height = std::max(l.hi - l.lo, s.hi - s.lo);
   const double overlap = std::min(l.hi, s.hi) - std::max(l.lo, s.lo);
-  if (overlap < kMinRowOverlap * std::min(l.hi - l.lo, s.hi - s.lo)) return false;
+  if (overlap < kMinRowOverlap * std::min(l.hi - l.lo, s.hi - s.lo))
+    return false;
   const double gap = s.start - line.end;
   return gap >= -kMaxStepBackInLineHeights * line_height &&
          gap <= kMaxGapInLineHeights * line_height;
@@ -71,9 +73,8 @@ pipeline::Quad QuadOf(const Box& b, int rotation) {
   const auto y0 = static_cast<float>(b.y0);
   const auto x1 = static_cast<float>(b.x1);
   const auto y1 = static_cast<float>(b.y1);
-  const std::array<pipeline::Point, 4> corners = {
-      pipeline::Point{x0, y0}, pipeline::Point{x1, y0}, pipeline::Point{x1, y1},
-      pipeline::Point{x0, y1}};
+  const std::array<pipeline::Point, 4> corners = {pipeline::Point{x0, y0}, pipeline::Point{x1, y0},
+                                                  pipeline::Point{x1, y1}, pipeline::Point{x0, y1}};
   pipeline::Quad q;
   for (std::size_t i = 0; i < 4; ++i) {
     q[i] = corners[(i + static_cast<std::size_t>(rotation)) % 4];
@@ -145,7 +146,8 @@ std::vector<pipeline::TextLine> GroupIntoLines(std::span<const WordBox> words) {
   for (const WordBox& w : words) {
     const Box wb{std::min(w.x0, w.x1), std::min(w.y0, w.y1), std::max(w.x0, w.x1),
                  std::max(w.y0, w.y1)};
-    if (w.text.empty() || wb.x1 <= wb.x0 || wb.y1 <= wb.y0) continue;
+    if (w.text.empty() || wb.x1 <= wb.x0 || wb.y1 <= wb.y0)
+      continue;
     const int rotation = ((w.rotation % 4) + 4) % 4;
     WordBox word = w;
     word.rotation = rotation;
@@ -163,10 +165,12 @@ std::vector<pipeline::TextLine> GroupIntoLines(std::span<const WordBox> words) {
       line->space_after = w.space_after;
       continue;
     }
-    if (line) lines.push_back(Finish(*line));
+    if (line)
+      lines.push_back(Finish(*line));
     line = LineBuilder{w.text, wb, rotation, ToReadingFrame(wb, rotation).end, w.space_after};
   }
-  if (line) lines.push_back(Finish(*line));
+  if (line)
+    lines.push_back(Finish(*line));
   return lines;
 }
 
@@ -177,7 +181,8 @@ bool IsUsableTextLayer(std::span<const pipeline::TextLine> lines) {
     std::size_t i = 0;
     while (i < line.text.size()) {
       const std::optional<std::uint32_t> cp = NextCodePoint(line.text, i);
-      if (cp && IsSpace(*cp)) continue;
+      if (cp && IsSpace(*cp))
+        continue;
       if (!cp || IsGarbage(*cp)) {
         ++bad;
       } else {

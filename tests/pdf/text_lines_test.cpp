@@ -1,0 +1,129 @@
+#include "pdf/internal/text_lines.h"
+
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace ocr::pdf::internal {
+namespace {
+
+WordBox Word(std::string text, double x0, double y0, double x1, double y1, int rotation = 0,
+             bool space_after = true) {
+  return {std::move(text), x0, y0, x1, y1, rotation, space_after};
+}
+
+std::vector<std::string> Texts(const std::vector<pipeline::TextLine>& lines) {
+  std::vector<std::string> out;
+  for (const pipeline::TextLine& l : lines)
+    out.push_back(l.text);
+  return out;
+}
+
+void ExpectPoint(const pipeline::Point& p, float x, float y) {
+  EXPECT_FLOAT_EQ(p.x, x);
+  EXPECT_FLOAT_EQ(p.y, y);
+}
+
+TEST(GroupIntoLinesTest, JoinsWordsOfARowAndSplitsRows) {
+  const std::vector<WordBox> words = {
+      Word("Hello", 10, 10, 60, 30), Word("world", 70, 11, 120, 31, 0, false),
+      Word("Next", 10, 40, 50, 60), Word("row", 60, 40, 90, 60, 0, false)};
+  const std::vector<pipeline::TextLine> lines = GroupIntoLines(words);
+  ASSERT_EQ(Texts(lines), (std::vector<std::string>{"Hello world", "Next row"}));
+  ExpectPoint(lines[0].box[0], 10, 10);
+  ExpectPoint(lines[0].box[1], 120, 10);
+  ExpectPoint(lines[0].box[2], 120, 31);
+  ExpectPoint(lines[0].box[3], 10, 31);
+  EXPECT_EQ(lines[0].confidence, 1.0F);
+}
+
+TEST(GroupIntoLinesTest, SplitsColumnsOnTheSameRow) {
+  // A gap of 100 px on 20 px text is a column gutter, not a space.
+  const std::vector<WordBox> words = {Word("left", 10, 10, 50, 30),
+                                      Word("right", 150, 10, 200, 30)};
+  EXPECT_EQ(Texts(GroupIntoLines(words)), (std::vector<std::string>{"left", "right"}));
+}
+
+TEST(GroupIntoLinesTest, JoinsWithoutSpaceWhenTheLayerHasNone) {
+  const std::vector<WordBox> words = {Word("foo", 10, 10, 40, 30, 0, false),
+                                      Word("bar", 41, 10, 70, 30, 0, false),
+                                      Word("baz", 80, 10, 110, 30, 0, false)};
+  // No space after "foo" and a 1 px gap: one word; a 10 px gap reads as a space.
+  EXPECT_EQ(Texts(GroupIntoLines(words)), (std::vector<std::string>{"foobar baz"}));
+}
+
+TEST(GroupIntoLinesTest, StepBackStartsANewLine) {
+  // The second word starts left of the first: a new line even on an overlapping row.
+  const std::vector<WordBox> words = {Word("one", 100, 10, 150, 30), Word("two", 10, 15, 50, 35)};
+  EXPECT_EQ(GroupIntoLines(words).size(), 2U);
+}
+
+TEST(GroupIntoLinesTest, RotatedWordsGroupAlongTheirDirectionWithQuadsFromReadingStart) {
+  // Text running down (page turned 90 degrees clockwise): words stack along y.
+  const std::vector<WordBox> down = {Word("going", 100, 10, 120, 60, 1),
+                                     Word("down", 100, 68, 120, 110, 1, false)};
+  const std::vector<pipeline::TextLine> lines = GroupIntoLines(down);
+  ASSERT_EQ(Texts(lines), (std::vector<std::string>{"going down"}));
+  ExpectPoint(lines[0].box[0], 120, 10);  // top right: where reading starts, glyph tops right
+  ExpectPoint(lines[0].box[1], 120, 110);
+  ExpectPoint(lines[0].box[2], 100, 110);
+  ExpectPoint(lines[0].box[3], 100, 10);
+
+  const std::vector<WordBox> up = {Word("up", 10, 50, 30, 100, 3)};
+  const std::vector<pipeline::TextLine> up_lines = GroupIntoLines(up);
+  ASSERT_EQ(up_lines.size(), 1U);
+  ExpectPoint(up_lines[0].box[0], 10, 100);  // bottom left
+
+  const std::vector<WordBox> upside_down = {Word("abc", 150, 10, 200, 30, 2),
+                                            Word("def", 90, 10, 140, 30, 2, false)};
+  const std::vector<pipeline::TextLine> flipped = GroupIntoLines(upside_down);
+  ASSERT_EQ(Texts(flipped), (std::vector<std::string>{"abc def"}));
+  ExpectPoint(flipped[0].box[0], 200, 30);  // bottom right
+}
+
+TEST(GroupIntoLinesTest, DifferentRotationsDoNotMix) {
+  const std::vector<WordBox> words = {Word("a", 10, 10, 30, 30, 0), Word("b", 31, 10, 51, 30, 1)};
+  EXPECT_EQ(GroupIntoLines(words).size(), 2U);
+}
+
+TEST(GroupIntoLinesTest, DropsEmptyWords) {
+  const std::vector<WordBox> words = {Word("", 10, 10, 30, 30), Word("x", 40, 40, 40, 60),
+                                      Word("ok", 10, 70, 30, 90)};
+  EXPECT_EQ(Texts(GroupIntoLines(words)), (std::vector<std::string>{"ok"}));
+  EXPECT_TRUE(GroupIntoLines({}).empty());
+}
+
+pipeline::TextLine Line(std::string text) {
+  return {std::move(text), 1.0F, {}};
+}
+
+TEST(IsUsableTextLayerTest, RealTextIsUsable) {
+  const std::vector<pipeline::TextLine> lines = {Line("Hello"), Line("Grüße, 世界")};
+  EXPECT_TRUE(IsUsableTextLayer(lines));
+}
+
+TEST(IsUsableTextLayerTest, EmptyWhitespaceAndTinyAreNot) {
+  EXPECT_FALSE(IsUsableTextLayer({}));
+  const std::vector<pipeline::TextLine> blank = {Line("   "), Line("\t\xC2\xA0")};
+  EXPECT_FALSE(IsUsableTextLayer(blank));
+  const std::vector<pipeline::TextLine> tiny = {Line("7")};
+  EXPECT_FALSE(IsUsableTextLayer(tiny));
+}
+
+TEST(IsUsableTextLayerTest, UnmappedGlyphsAreNot) {
+  // U+FFFD, private use and controls: what fonts without a ToUnicode map give.
+  const std::vector<pipeline::TextLine> garbage = {
+      Line("\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD"), Line("\xEE\x80\x81\xEE\x80\x82"),
+      Line("\x01\x02\x03 ab")};
+  EXPECT_FALSE(IsUsableTextLayer(garbage));
+  const std::vector<pipeline::TextLine> invalid_utf8 = {Line("\xFF\xFE\xC3")};
+  EXPECT_FALSE(IsUsableTextLayer(invalid_utf8));
+  // One odd glyph in a page of text does not make it garbage.
+  const std::vector<pipeline::TextLine> mostly_fine = {
+      Line("A perfectly readable sentence \xEF\xBF\xBD here")};
+  EXPECT_TRUE(IsUsableTextLayer(mostly_fine));
+}
+
+}  // namespace
+}  // namespace ocr::pdf::internal
