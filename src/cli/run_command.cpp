@@ -11,6 +11,7 @@
 #include "engine/ort_model.h"
 #include "http/response_json.h"
 #include "image/decode.h"
+#include "pipeline/document.h"
 #include "pipeline/layout.h"
 #include "pipeline/pipeline.h"
 
@@ -18,7 +19,7 @@ namespace ocr::cli {
 
 CLI::App* AddRunCommand(CLI::App& app, RunOptions& o) {
   CLI::App* cmd = app.add_subcommand("run", "OCR image files and print the results to stdout");
-  cmd->add_option("files", o.files, "Image files (JPEG, PNG, WebP, BMP, TIFF)")->required();
+  cmd->add_option("files", o.files, "Images (JPEG, PNG, WebP, BMP, TIFF) or PDFs")->required();
   cmd->add_option("--models", o.models, "Model set NAME=DIR (repeatable; first is the default)")
       ->envname("ONNXOCR_MODELS")
       ->delimiter(',');
@@ -36,6 +37,17 @@ CLI::App* AddRunCommand(CLI::App& app, RunOptions& o) {
       ->envname("ONNXOCR_MAX_IMAGE_PIXELS")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  cmd->add_flag("--force-ocr", o.force_ocr, "PDFs: OCR every page, even with a text layer");
+  cmd->add_flag("--paginate", o.paginate, "Separate pages in text, markdown and html output");
+  cmd->add_option("--pages", o.page_range, "PDFs: pages to read, from 0, e.g. 0-3,7");
+  cmd->add_option("--max-pdf-pages", o.max_pdf_pages, "Longest PDF accepted, in pages")
+      ->envname("ONNXOCR_MAX_PDF_PAGES")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  cmd->add_option("--pdf-dpi", o.pdf_dpi, "Resolution PDF pages are rendered at for OCR")
+      ->envname("ONNXOCR_PDF_DPI")
+      ->check(CLI::Range(36.0, 1200.0))
+      ->capture_default_str();
   return cmd;
 }
 
@@ -51,13 +63,15 @@ Result<std::string> ReadFile(const std::string& path) {
   return bytes;
 }
 
-Result<pipeline::OcrResult> OcrFile(const pipeline::Pipeline& pipe, const std::string& path,
-                                    const pipeline::OcrOptions& ocr_options,
-                                    const image::DecodeOptions& decode_options) {
+Result<pipeline::DocumentResult> ReadFileDocument(const pipeline::Pipeline& pipe,
+                                                  const std::string& path,
+                                                  const pipeline::DocumentOptions& options,
+                                                  bool& is_pdf) {
   OCR_ASSIGN_OR_RETURN(std::string bytes, ReadFile(path));
-  const auto* data = reinterpret_cast<const std::uint8_t*>(bytes.data());
-  OCR_ASSIGN_OR_RETURN(cv::Mat image, image::DecodeImage({data, bytes.size()}, decode_options));
-  return pipe.Run(image, ocr_options);
+  const std::span<const std::uint8_t> data(reinterpret_cast<const std::uint8_t*>(bytes.data()),
+                                           bytes.size());
+  is_pdf = image::SniffFormat(data) == image::Format::kPdf;
+  return pipeline::ReadDocument(data, pipe, options);
 }
 
 }  // namespace
@@ -97,31 +111,37 @@ int Run(const RunOptions& o) {
     return kExitModelsFailed;
   }
   const pipeline::Pipeline pipe(**models);
-  pipeline::OcrOptions ocr_options;
-  ocr_options.use_cls = !o.no_cls;
-  ocr_options.drop_score = o.drop_score;
-  image::DecodeOptions decode_options;
-  decode_options.max_pixels = o.max_image_pixels;
+  pipeline::DocumentOptions doc_options;
+  doc_options.ocr.use_cls = !o.no_cls;
+  doc_options.ocr.drop_score = o.drop_score;
+  doc_options.max_image_pixels = o.max_image_pixels;
+  doc_options.force_ocr = o.force_ocr;
+  doc_options.page_range = o.page_range;
+  doc_options.max_pdf_pages = o.max_pdf_pages;
+  doc_options.pdf_dpi = o.pdf_dpi;
 
   int exit_code = kExitOk;
   nlohmann::json all = nlohmann::json::array();
   for (const std::string& path : o.files) {
     Stopwatch watch;
-    auto result = OcrFile(pipe, path, ocr_options, decode_options);
+    bool is_pdf = false;
+    auto doc = ReadFileDocument(pipe, path, doc_options, is_pdf);
     const double seconds = watch.ElapsedMs() / 1000.0;
-    if (!result.ok()) {
-      std::cerr << "onnxocr run: " << path << ": " << result.status().message() << "\n";
-      exit_code = result.status().code() == StatusCode::kInternal ? 1 : kExitInputUnreadable;
+    if (!doc.ok()) {
+      std::cerr << "onnxocr run: " << path << ": " << doc.status().message() << "\n";
+      exit_code = doc.status().code() == StatusCode::kInternal ? 1 : kExitInputUnreadable;
       if (*format == pipeline::OutputFormat::kJson)
-        all.push_back(http::ErrorJson(result.status()));
+        all.push_back(http::ErrorJson(doc.status()));
       continue;
     }
     if (*format == pipeline::OutputFormat::kJson) {
-      all.push_back(http::OcrResponseJson(result->lines, seconds));
+      // Images print the JSON form's answer; PDFs the multipart form's, with pages.
+      all.push_back(is_pdf ? http::DocumentResponseJson(*doc, *format, false, seconds)
+                           : http::OcrResponseJson(doc->pages.front().lines, seconds));
     } else {
       if (o.files.size() > 1)
         std::cout << "==> " << path << " <==\n";
-      std::cout << pipeline::FormatLines(*format, result->lines);
+      std::cout << pipeline::FormatDocument(*doc, *format, o.paginate);
     }
   }
   if (*format == pipeline::OutputFormat::kJson) {

@@ -17,6 +17,11 @@ struct RunOptions {
   bool no_cls = false;
   float drop_score = 0.5f;
   long long max_image_pixels = 50'000'000;
+  bool force_ocr = false;  // PDFs: OCR pages that have a text layer too
+  bool paginate = false;   // page separators in text, markdown and html output
+  std::string page_range;  // PDFs: "0-3,7"
+  int max_pdf_pages = 200;
+  double pdf_dpi = 200;
 };
 
 // Declares the subcommand's flags on `app`, bound to `options`.

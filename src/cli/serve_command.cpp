@@ -53,6 +53,14 @@ CLI::App* AddServeCommand(CLI::App& app, ServeOptions& o) {
       ->envname("ONNXOCR_READ_TIMEOUT")
       ->check(CLI::Range(1, 86400))
       ->capture_default_str();
+  cmd->add_option("--max-pdf-pages", o.max_pdf_pages, "Longest PDF accepted, in pages")
+      ->envname("ONNXOCR_MAX_PDF_PAGES")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  cmd->add_option("--pdf-dpi", o.pdf_dpi, "Resolution PDF pages are rendered at for OCR")
+      ->envname("ONNXOCR_PDF_DPI")
+      ->check(CLI::Range(36.0, 1200.0))
+      ->capture_default_str();
   cmd->add_option("--max-connections", o.max_connections,
                   "Open connections at most; more are answered 503 and closed")
       ->envname("ONNXOCR_MAX_CONNECTIONS")
@@ -122,6 +130,8 @@ int Serve(const ServeOptions& o) {
   config.read_timeout = std::chrono::seconds(o.read_timeout);
   config.request_timeout = std::chrono::seconds(o.request_timeout);
   config.max_connections = o.max_connections;
+  config.max_pdf_pages = o.max_pdf_pages;
+  config.pdf_dpi = o.pdf_dpi;
   config.cors_origin = o.cors_origin;
 
   http::Server server(config, pipe_ptrs);

@@ -19,6 +19,8 @@ struct ServeOptions {
   int read_timeout = 30;     // seconds
   int request_timeout = 60;  // seconds
   int max_connections = 1024;
+  int max_pdf_pages = 200;
+  double pdf_dpi = 200;
   std::string cors_origin;  // "" = CORS off
   std::string log_format = "json";
   std::string log_level = "info";

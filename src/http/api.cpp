@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
-#include <set>
 
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
@@ -14,6 +13,7 @@
 #include "http/openapi.h"
 #include "http/response_json.h"
 #include "image/decode.h"
+#include "pipeline/document.h"
 #include "pipeline/layout.h"
 #include "web/assets.h"
 
@@ -36,12 +36,6 @@ constexpr const char* kUiCsp =
 constexpr const char* kDocsCsp =
     "default-src 'none'; style-src 'self'; base-uri 'none'; frame-ancestors 'none'; "
     "form-action 'none'";
-
-// The page separator of paginated output (the marker API's): a blank line, {N} and 48 dashes,
-// a blank line.
-std::string PageSeparator(int page) {
-  return "\n{" + std::to_string(page) + "}" + std::string(48, '-') + "\n\n";
-}
 
 std::string Lower(std::string_view s) {
   std::string out(s);
@@ -89,7 +83,8 @@ Result<PageResult> OcrBytes(std::span<const std::uint8_t> bytes, const pipeline:
   const image::Format format = image::SniffFormat(bytes);
   if (format == image::Format::kPdf) {
     return Status(StatusCode::kUnsupportedMediaType,
-                  "PDF input is not supported yet; send an image (JPEG, PNG, WebP, BMP or TIFF)");
+                  "the JSON form takes images; send PDFs as multipart/form-data to POST /ocr "
+                  "(field \"file\")");
   }
   if (format == image::Format::kUnknown) {
     return Status(StatusCode::kUnsupportedMediaType,
@@ -154,48 +149,26 @@ Result<bool> ParseFormBool(std::string_view field, std::string_view value) {
   return InvalidArgument(std::string(field) + " must be true/false, 1/0 or yes/no");
 }
 
-Result<std::vector<int>> ParsePageRange(std::string_view value, int page_count) {
-  auto bad = [&] { return InvalidArgument("page_range must look like 0-3,7 (pages from 0)"); };
-  std::set<int> pages;
-  while (!value.empty()) {
-    const size_t comma = value.find(',');
-    std::string_view item = value.substr(0, comma);
-    value = comma == std::string_view::npos ? std::string_view() : value.substr(comma + 1);
-    while (!item.empty() && item.front() == ' ')
-      item.remove_prefix(1);
-    while (!item.empty() && item.back() == ' ')
-      item.remove_suffix(1);
-    const size_t dash = item.find('-');
-    auto number = [](std::string_view s, int& out) {
-      const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
-      return ec == std::errc() && p == s.data() + s.size() && !s.empty() && out >= 0;
-    };
-    int first = 0;
-    int last = 0;
-    if (dash == std::string_view::npos) {
-      if (!number(item, first))
-        return bad();
-      last = first;
-    } else if (!number(item.substr(0, dash), first) || !number(item.substr(dash + 1), last) ||
-               last < first) {
-      return bad();
-    }
-    for (int p = first; p <= std::min(last, page_count - 1); ++p)
-      pages.insert(p);
-  }
-  if (pages.empty()) {
-    return InvalidArgument("page_range selects no page of this " + std::to_string(page_count) +
-                           "-page document");
-  }
-  return std::vector<int>(pages.begin(), pages.end());
-}
-
 Api::Api(ApiConfig config, std::vector<const pipeline::Pipeline*> pipelines, Metrics& metrics,
          State state)
     : config_(std::move(config)),
       pipelines_(std::move(pipelines)),
       metrics_(metrics),
       state_(std::move(state)) {}
+
+Reply Api::DocumentReply(const pipeline::DocumentResult& doc, pipeline::OutputFormat format,
+                         bool paginate, double seconds) const {
+  int lines = 0;
+  for (const pipeline::DocumentPage& page : doc.pages) {
+    if (!page.from_text_layer)
+      metrics_.RecordPipeline(page.times, page.lines.size());
+    lines += static_cast<int>(page.lines.size());
+  }
+  metrics_.RecordPages(doc.pages.size());
+  Reply reply{200, DumpJson(DocumentResponseJson(doc, format, paginate, seconds))};
+  reply.lines = lines;
+  return reply;
+}
 
 Result<const pipeline::Pipeline*> Api::FindPipeline(const std::string& name) const {
   if (name.empty())
@@ -394,6 +367,7 @@ Routed Api::OcrForm(ApiRequest& r) const {
   std::string page_range;
   pipeline::OutputFormat format = pipeline::OutputFormat::kJson;
   bool paginate = false;
+  bool force_ocr = false;
   pipeline::OcrOptions options;
   for (const MultipartPart& part : *parts) {
     const std::string_view value = part.body;
@@ -416,8 +390,9 @@ Routed Api::OcrForm(ApiRequest& r) const {
         paginate = *b;
       if (part.name == "cls")
         options.use_cls = *b;
-      // force_ocr matters for PDFs' text layers and return_word_boxes for word boxes, both of
-      // which arrive with document support; for images both are accepted and change nothing.
+      if (part.name == "force_ocr")
+        force_ocr = *b;
+      // return_word_boxes is accepted; word boxes are not computed yet.
     } else if (part.name == "drop_score") {
       float v = -1;
       const auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
@@ -437,12 +412,6 @@ Routed Api::OcrForm(ApiRequest& r) const {
     return Now(route, ErrorReply(400, "missing_field",
                                  "form field \"file\" is required: the image or PDF to read"));
   }
-  if (!page_range.empty()) {
-    // An image is a one-page document.
-    auto pages = ParsePageRange(page_range, 1);
-    if (!pages.ok())
-      return Now(route, StatusReply(pages.status()));
-  }
   auto pipe = FindPipeline(model);
   if (!pipe.ok())
     return Now(route, StatusReply(pipe.status()));
@@ -452,31 +421,20 @@ Routed Api::OcrForm(ApiRequest& r) const {
   // The work owns the body; the file part is found again by its offset after the move.
   const size_t offset = static_cast<size_t>(file->body.data() - r.body.data());
   const size_t size = file->body.size();
-  Work work = [this, body = std::move(r.body), offset, size, pipe = *pipe, options, format,
+  pipeline::DocumentOptions doc_options;
+  doc_options.ocr = options;
+  doc_options.force_ocr = force_ocr;
+  doc_options.page_range = page_range;
+  doc_options.max_image_pixels = config_.max_image_pixels;
+  doc_options.max_pdf_pages = config_.max_pdf_pages;
+  doc_options.pdf_dpi = config_.pdf_dpi;
+  Work work = [this, body = std::move(r.body), offset, size, pipe = *pipe, doc_options, format,
                paginate, received = r.received, request_id = r.request_id](std::stop_token stop) {
     const std::string_view bytes = std::string_view(body).substr(offset, size);
-    auto page = OcrBytes(Bytes(bytes), *pipe, options, config_.max_image_pixels, stop);
-    if (!page.ok())
-      return FailureReply(page.status(), request_id);
-    metrics_.RecordPipeline(page->ocr.times, page->ocr.lines.size());
-    metrics_.RecordPages(1);
-    const Json lines = LinesToJson(page->ocr.lines);
-    Json out = {
-        {"success", true}, {"format", pipeline::OutputFormatName(format)}, {"page_count", 1}};
-    if (format != pipeline::OutputFormat::kJson) {
-      out["output"] =
-          (paginate ? PageSeparator(0) : "") + pipeline::FormatLines(format, page->ocr.lines);
-    }
-    out["processing_time"] = SecondsSince(received);
-    out["pages"] = Json::array({{{"page", 0},
-                                 {"width", page->width},
-                                 {"height", page->height},
-                                 {"source", "ocr"},
-                                 {"results", lines}}});
-    out["results"] = lines;
-    Reply reply{200, DumpJson(out)};
-    reply.lines = static_cast<int>(page->ocr.lines.size());
-    return reply;
+    auto doc = pipeline::ReadDocument(Bytes(bytes), *pipe, doc_options, stop);
+    if (!doc.ok())
+      return FailureReply(doc.status(), request_id);
+    return DocumentReply(*doc, format, paginate, SecondsSince(received));
   };
   return {route, std::nullopt, std::move(work)};
 }

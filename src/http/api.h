@@ -15,12 +15,15 @@
 
 #include "http/error_mapping.h"
 #include "http/metrics.h"
+#include "pipeline/document.h"
 #include "pipeline/pipeline.h"
 
 namespace ocr::http {
 
 struct ApiConfig {
   std::int64_t max_image_pixels = 50'000'000;  // width x height, checked from the header
+  int max_pdf_pages = 200;                     // longer PDFs: 422 too_many_pages
+  double pdf_dpi = 200;                        // PDF pages are rendered at this resolution
   std::string cors_origin;                     // "" = CORS off; "*" or one origin
   // Reported by /info.
   int worker_threads = 1;
@@ -75,6 +78,8 @@ class Api {
   Routed OcrJson(ApiRequest& request) const;
   Routed OcrForm(ApiRequest& request) const;
   Reply Info() const;
+  Reply DocumentReply(const pipeline::DocumentResult& doc, pipeline::OutputFormat format,
+                      bool paginate, double seconds) const;
   Result<const pipeline::Pipeline*> FindPipeline(const std::string& name) const;
 
   ApiConfig config_;
@@ -85,9 +90,5 @@ class Api {
 
 // Parses "true/false/1/0/yes/no" in any case. kInvalidArgument naming `field` otherwise.
 Result<bool> ParseFormBool(std::string_view field, std::string_view value);
-
-// Parses "0-3,7" into sorted, unique page numbers (from 0) below `page_count`.
-// kInvalidArgument for bad syntax or when no page is selected.
-Result<std::vector<int>> ParsePageRange(std::string_view value, int page_count);
 
 }  // namespace ocr::http

@@ -19,6 +19,32 @@ nlohmann::json OcrResponseJson(std::span<const pipeline::TextLine> lines, double
   return {{"processing_time", seconds}, {"results", LinesToJson(lines)}};
 }
 
+nlohmann::json DocumentResponseJson(const pipeline::DocumentResult& document,
+                                    pipeline::OutputFormat format, bool paginate, double seconds) {
+  nlohmann::json pages = nlohmann::json::array();
+  nlohmann::json all_lines = nlohmann::json::array();
+  for (const pipeline::DocumentPage& page : document.pages) {
+    nlohmann::json page_lines = LinesToJson(page.lines);
+    for (const auto& line : page_lines)
+      all_lines.push_back(line);
+    pages.push_back({{"page", page.page},
+                     {"width", page.width},
+                     {"height", page.height},
+                     {"source", page.from_text_layer ? "text_layer" : "ocr"},
+                     {"results", std::move(page_lines)}});
+  }
+  nlohmann::json out = {{"success", true},
+                        {"format", pipeline::OutputFormatName(format)},
+                        {"page_count", document.page_count}};
+  if (format != pipeline::OutputFormat::kJson) {
+    out["output"] = pipeline::FormatDocument(document, format, paginate);
+  }
+  out["processing_time"] = seconds;
+  out["pages"] = std::move(pages);
+  out["results"] = std::move(all_lines);
+  return out;
+}
+
 std::string_view ErrorCode(StatusCode code) {
   switch (code) {
     case StatusCode::kInvalidArgument:

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/status.h"
+#include "pipeline/document.h"
 #include "pipeline/types.h"
 
 namespace ocr::http {
@@ -17,6 +18,12 @@ nlohmann::json LinesToJson(std::span<const pipeline::TextLine> lines);
 
 // {"processing_time": seconds, "results": [...]}
 nlohmann::json OcrResponseJson(std::span<const pipeline::TextLine> lines, double seconds);
+
+// The multipart form's answer: {"success": true, "format", "output" (not for json),
+// "page_count", "processing_time", "pages": [{"page", "width", "height", "source", "results"}],
+// "results": every page's lines}.
+nlohmann::json DocumentResponseJson(const pipeline::DocumentResult& document,
+                                    pipeline::OutputFormat format, bool paginate, double seconds);
 
 // {"success": false, "error": {"code": ..., "message": ...}} with the API's error code for the
 // status (see ErrorCode).

@@ -190,6 +190,8 @@ struct Server::Impl {
   static ApiConfig MakeApiConfig(const ServerConfig& c) {
     ApiConfig a;
     a.max_image_pixels = c.max_image_pixels;
+    a.max_pdf_pages = c.max_pdf_pages;
+    a.pdf_dpi = c.pdf_dpi;
     a.cors_origin = c.cors_origin;
     a.worker_threads = c.worker_threads;
     a.io_threads = c.io_threads;
@@ -399,6 +401,9 @@ class Session : public std::enable_shared_from_this<Session> {
   void Send(Reply reply) {
     answered_ = true;
     lines_ = reply.lines;
+    // Recorded before the write, so a client that scrapes right after its answer sees it.
+    server_.metrics.RecordRequest(route_, method_, reply.status,
+                                  std::chrono::duration<double>(Clock::now() - received_).count());
     server_.api.Decorate(reply, request_);
     res_ = Response(static_cast<bhttp::status>(reply.status), version_);
     res_.set(bhttp::field::server, "onnxocr");
@@ -421,7 +426,6 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void OnWrite(beast::error_code ec, std::size_t bytes) {
     const double ms = std::chrono::duration<double, std::milli>(Clock::now() - received_).count();
-    server_.metrics.RecordRequest(route_, method_, res_.result_int(), ms / 1000.0);
     if (CurrentLogFormat() == LogFormat::kText) {
       server_.access_log->info("{} {} {} {} {} {} {:.1f}ms lines={}", UtcNow(), request_id_,
                                method_, path_, res_.result_int(), bytes, ms, lines_);

@@ -25,6 +25,8 @@ struct ServerConfig {
   size_t queue_size = 64;        // jobs waiting for a worker; beyond it 503 server_busy
   std::uint64_t max_body_bytes = 32ull << 20;  // request bodies over this get 413
   std::int64_t max_image_pixels = 50'000'000;  // width x height, checked from the header
+  int max_pdf_pages = 200;                     // longer PDFs: 422 too_many_pages
+  double pdf_dpi = 200;                        // PDF page rendering resolution
   std::chrono::seconds read_timeout{30};       // per read or write of one request/response
   std::chrono::seconds request_timeout{60};    // from receipt to the reply; then 504, work stopped
   std::chrono::seconds drain_timeout{30};      // how long SIGTERM waits for in-flight requests

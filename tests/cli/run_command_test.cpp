@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "pdf/test_pdfs.h"
 #include "support/render_text.h"
 #include "support/test_paths.h"
 
@@ -155,6 +156,31 @@ TEST(RunCommandTest, TextAndMarkdownFormats) {
   const Outcome html = RunOnnxocr({"run", "--format", "html", png});
   ASSERT_EQ(html.exit_code, 0) << html.err;
   EXPECT_NE(html.out.find("<p>"), std::string::npos) << html.out;
+}
+
+}  // namespace
+}  // namespace ocr::cli
+
+namespace ocr::cli {
+namespace {
+
+TEST(RunCommandTest, ReadsPdfsPageByPageInMarkdownAndJson) {
+  std::string missing;
+  if (!pdf::testing::HaveTools(&missing))
+    GTEST_SKIP() << "PDF tools missing: " << missing;
+  const auto pdf = pdf::testing::MakeTextPdf("cli_doc", {"Chapter one", "Chapter two"}, "a4");
+  ASSERT_FALSE(pdf.empty());
+  const Outcome md = RunOnnxocr({"run", "--format", "markdown", "--paginate", pdf.string()});
+  ASSERT_EQ(md.exit_code, 0) << md.err;
+  const std::string dashes(48, '-');
+  EXPECT_EQ(md.out, "\n{0}" + dashes + "\n\nChapter one\n\n{1}" + dashes + "\n\nChapter two\n");
+  const Outcome json = RunOnnxocr({"run", "--pages", "1", pdf.string()});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const auto j = nlohmann::json::parse(json.out);
+  EXPECT_EQ(j["page_count"], 2);
+  ASSERT_EQ(j["pages"].size(), 1u);
+  EXPECT_EQ(j["pages"][0]["source"], "text_layer");
+  EXPECT_EQ(j["results"][0]["text"], "Chapter two");
 }
 
 }  // namespace

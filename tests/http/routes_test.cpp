@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "http/server_client.h"
+#include "pdf/test_pdfs.h"
 #include "support/render_text.h"
 #include "support/test_paths.h"
 
@@ -147,7 +148,7 @@ TEST_F(RoutesTest, MultipartErrors) {
        "invalid_option"},
       {"no file", {{"output_format", "text"}}, 400, "missing_field"},
       {"text file", {{"file", "hello", "note.txt"}}, 415, "unsupported_media_type"},
-      {"pdf", {{"file", "%PDF-1.4\n%...", "doc.pdf"}}, 415, "unsupported_media_type"},
+      {"broken pdf", {{"file", "%PDF-1.4\n%...", "doc.pdf"}}, 422, "invalid_pdf"},
       {"truncated png", {{"file", png_->substr(0, 100), "cut.png"}}, 422, "undecodable_image"},
       {"huge png", {{"file", PngHeaderOnly(60000, 60000), "big.png"}}, 422, "image_too_large"},
   };
@@ -158,6 +159,67 @@ TEST_F(RoutesTest, MultipartErrors) {
     EXPECT_EQ(ErrorCodeOf(res), c.code);
     EXPECT_EQ(BodyJson(res)["success"], false);
   }
+}
+
+TEST_F(RoutesTest, PdfsComeBackPageByPageInEveryFormat) {
+  std::string missing;
+  if (!pdf::testing::HaveTools(&missing))
+    GTEST_SKIP() << "PDF tools missing: " << missing;
+  const auto born = pdf::testing::MakeTextPdf("api_born", {"Invoice 1001", "Total due 42"}, "a4");
+  ASSERT_FALSE(born.empty());
+  const std::string bytes = testing::ReadFileOrDie(born);
+  const Response md = Send(port(), FormRequest({{"file", bytes, "in.pdf"},
+                                                {"output_format", "markdown"},
+                                                {"paginate_output", "true"}}));
+  ASSERT_EQ(md.result_int(), 200) << md.body();
+  const Json j = BodyJson(md);
+  EXPECT_EQ(j["page_count"], 2);
+  ASSERT_EQ(j["pages"].size(), 2u);
+  for (int p = 0; p < 2; ++p) {
+    EXPECT_EQ(j["pages"][p]["page"], p);
+    EXPECT_EQ(j["pages"][p]["source"], "text_layer");
+  }
+  const std::string dashes(48, '-');
+  EXPECT_EQ(j["output"],
+            "\n{0}" + dashes + "\n\nInvoice 1001\n\n{1}" + dashes + "\n\nTotal due 42\n");
+  ASSERT_EQ(j["results"].size(), 2u);
+  EXPECT_EQ(j["results"][1]["text"], "Total due 42");
+
+  const Response forced = Send(port(), FormRequest({{"file", bytes, "in.pdf"},
+                                                    {"force_ocr", "1"},
+                                                    {"page_range", "1"},
+                                                    {"output_format", "text"}}));
+  ASSERT_EQ(forced.result_int(), 200) << forced.body();
+  const Json f = BodyJson(forced);
+  ASSERT_EQ(f["pages"].size(), 1u);
+  EXPECT_EQ(f["pages"][0]["page"], 1);
+  EXPECT_EQ(f["pages"][0]["source"], "ocr");
+  EXPECT_EQ(WithoutSpaces(f["output"]), "Totaldue42\n");
+
+  const auto locked = pdf::testing::MakeEncryptedPdf("api_locked", born, "pw");
+  const Response enc =
+      Send(port(), FormRequest({{"file", testing::ReadFileOrDie(locked), "locked.pdf"}}));
+  EXPECT_EQ(enc.result_int(), 422);
+  EXPECT_EQ(ErrorCodeOf(enc), "encrypted_pdf");
+  // The JSON form takes images only, and says where PDFs go.
+  const Response json = Send(port(), MakeRequest(bhttp::verb::post, "/ocr", OcrBody(bytes)));
+  EXPECT_EQ(json.result_int(), 415);
+  EXPECT_NE(json.body().find("multipart"), std::string::npos);
+}
+
+TEST(ServerOptionsTest, MaxPdfPagesRefusesLongDocuments) {
+  std::string missing;
+  if (!pdf::testing::HaveTools(&missing))
+    GTEST_SKIP() << "PDF tools missing: " << missing;
+  const auto pdf = pdf::testing::MakeTextPdf("api_long", {"one", "two", "three"}, "a4");
+  ASSERT_FALSE(pdf.empty());
+  ServerProcess server;
+  ASSERT_TRUE(server.Start({"--max-pdf-pages", "2"}));
+  const Response res =
+      Send(server.port(), FormRequest({{"file", testing::ReadFileOrDie(pdf), "long.pdf"}}));
+  EXPECT_EQ(res.result_int(), 422);
+  EXPECT_EQ(ErrorCodeOf(res), "too_many_pages");
+  EXPECT_EQ(server.Stop(), 0);
 }
 
 TEST_F(RoutesTest, DropScoreAndPageRangeAccepted) {

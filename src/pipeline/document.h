@@ -1,0 +1,60 @@
+// Documents: an image (one page) or a PDF (many), read page by page. A PDF page with a usable
+// text layer takes its lines from there (source "text_layer") unless force_ocr is set; other
+// pages are rendered and OCR'd (source "ocr"). Boxes are in the page's pixel coordinates (the
+// image's, or the rendering's at the PDF resolution) either way, so results look alike.
+// Shared by the HTTP API and `onnxocr run`. Thread-safety: pure functions over a const Pipeline.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <stop_token>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/status.h"
+#include "pdf/pdf_document.h"
+#include "pipeline/layout.h"
+#include "pipeline/pipeline.h"
+
+namespace ocr::pipeline {
+
+struct DocumentOptions {
+  OcrOptions ocr;
+  bool force_ocr = false;                      // OCR PDF pages even where they have a text layer
+  std::string page_range;                      // "" = every page; else as ParsePageRange
+  std::int64_t max_image_pixels = 50'000'000;  // images, and each rendered PDF page
+  int max_pdf_pages = 200;
+  double pdf_dpi = 200;
+};
+
+struct DocumentPage {
+  int page = 0;  // from 0, in the document
+  int width = 0;
+  int height = 0;
+  bool from_text_layer = false;  // "text_layer" rather than "ocr"
+  std::vector<TextLine> lines;
+  StageTimes times;  // zero for text-layer pages
+};
+
+struct DocumentResult {
+  int page_count = 0;               // pages in the document
+  std::vector<DocumentPage> pages;  // the selected ones, in page order
+};
+
+// Reads `bytes` (an image or a PDF, told apart by magic bytes).
+// Errors: kUnsupportedMediaType (neither), the image errors of DecodeImage, kInvalidPdf,
+// kEncryptedPdf, kTooManyPages, kImageTooLarge (a page), kInvalidArgument (page_range),
+// kCancelled (stop requested), kInternal (inference).
+Result<DocumentResult> ReadDocument(std::span<const std::uint8_t> bytes, const Pipeline& pipeline,
+                                    const DocumentOptions& options, std::stop_token stop = {});
+
+// The document as text, Markdown or HTML, page after page; with `paginate`, each page is preceded
+// by the separator of spec/API.md ("\n{N}" + 48 dashes + "\n\n").
+std::string FormatDocument(const DocumentResult& document, OutputFormat format, bool paginate);
+
+// Parses "0-3,7" into sorted, unique page numbers (from 0) below `page_count`.
+// kInvalidArgument for bad syntax or when no page is selected.
+Result<std::vector<int>> ParsePageRange(std::string_view value, int page_count);
+
+}  // namespace ocr::pipeline
