@@ -115,7 +115,7 @@ std::span<const std::uint8_t> Bytes(std::string_view s) {
 }
 
 // Reads an optional JSON option; kInvalidArgument when present with the wrong type.
-Status ReadJsonOptions(const Json& body, pipeline::OcrOptions& options, bool& word_boxes) {
+Status ReadJsonOptions(const Json& body, pipeline::OcrOptions& options) {
   if (const auto cls = body.find("cls"); cls != body.end() && !cls->is_null()) {
     if (!cls->is_boolean())
       return InvalidArgument("\"cls\" must be true or false");
@@ -124,7 +124,7 @@ Status ReadJsonOptions(const Json& body, pipeline::OcrOptions& options, bool& wo
   if (const auto wb = body.find("return_word_boxes"); wb != body.end() && !wb->is_null()) {
     if (!wb->is_boolean())
       return InvalidArgument("\"return_word_boxes\" must be true or false");
-    word_boxes = wb->get<bool>();
+    options.word_boxes = wb->get<bool>();
   }
   if (const auto ds = body.find("drop_score"); ds != body.end() && !ds->is_null()) {
     if (!ds->is_number())
@@ -157,7 +157,7 @@ Api::Api(ApiConfig config, std::vector<const pipeline::Pipeline*> pipelines, Met
       state_(std::move(state)) {}
 
 Reply Api::DocumentReply(const pipeline::DocumentResult& doc, pipeline::OutputFormat format,
-                         bool paginate, double seconds) const {
+                         bool paginate, double seconds, bool words) const {
   int lines = 0;
   for (const pipeline::DocumentPage& page : doc.pages) {
     if (!page.from_text_layer)
@@ -165,7 +165,7 @@ Reply Api::DocumentReply(const pipeline::DocumentResult& doc, pipeline::OutputFo
     lines += static_cast<int>(page.lines.size());
   }
   metrics_.RecordPages(doc.pages.size());
-  Reply reply{200, DumpJson(DocumentResponseJson(doc, format, paginate, seconds))};
+  Reply reply{200, DumpJson(DocumentResponseJson(doc, format, paginate, seconds, words))};
   reply.lines = lines;
   return reply;
 }
@@ -330,8 +330,7 @@ Routed Api::OcrJson(ApiRequest& r) const {
   if (!pipe.ok())
     return Now(route, StatusReply(pipe.status()));
   pipeline::OcrOptions options;
-  bool word_boxes = false;
-  if (Status s = ReadJsonOptions(body, options, word_boxes); !s.ok()) {
+  if (Status s = ReadJsonOptions(body, options); !s.ok()) {
     return Now(route, StatusReply(s));
   }
   Work work = [this, b64 = std::move(image->get_ref<std::string&>()), pipe = *pipe, options,
@@ -343,7 +342,8 @@ Routed Api::OcrJson(ApiRequest& r) const {
     if (!page.ok())
       return FailureReply(page.status(), request_id);
     metrics_.RecordPipeline(page->ocr.times, page->ocr.lines.size());
-    Reply reply{200, DumpJson(OcrResponseJson(page->ocr.lines, SecondsSince(received)))};
+    Reply reply{200, DumpJson(OcrResponseJson(page->ocr.lines, SecondsSince(received),
+                                              options.word_boxes))};
     reply.lines = static_cast<int>(page->ocr.lines.size());
     return reply;
   };
@@ -392,7 +392,8 @@ Routed Api::OcrForm(ApiRequest& r) const {
         options.use_cls = *b;
       if (part.name == "force_ocr")
         force_ocr = *b;
-      // return_word_boxes is accepted; word boxes are not computed yet.
+      if (part.name == "return_word_boxes" && *b)
+        options.word_boxes = true;
     } else if (part.name == "drop_score") {
       float v = -1;
       const auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
@@ -434,7 +435,8 @@ Routed Api::OcrForm(ApiRequest& r) const {
     auto doc = pipeline::ReadDocument(Bytes(bytes), *pipe, doc_options, stop);
     if (!doc.ok())
       return FailureReply(doc.status(), request_id);
-    return DocumentReply(*doc, format, paginate, SecondsSince(received));
+    return DocumentReply(*doc, format, paginate, SecondsSince(received),
+                         doc_options.ocr.word_boxes);
   };
   return {route, std::nullopt, std::move(work)};
 }

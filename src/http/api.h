@@ -79,7 +79,7 @@ class Api {
   Routed OcrForm(ApiRequest& request) const;
   Reply Info() const;
   Reply DocumentReply(const pipeline::DocumentResult& doc, pipeline::OutputFormat format,
-                      bool paginate, double seconds) const;
+                      bool paginate, double seconds, bool words) const;
   Result<const pipeline::Pipeline*> FindPipeline(const std::string& name) const;
 
   ApiConfig config_;

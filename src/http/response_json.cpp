@@ -2,29 +2,49 @@
 
 namespace ocr::http {
 
-nlohmann::json LinesToJson(std::span<const pipeline::TextLine> lines) {
+namespace {
+
+nlohmann::json QuadToJson(const pipeline::Quad& quad) {
+  nlohmann::json box = nlohmann::json::array();
+  for (const auto& p : quad)
+    box.push_back({static_cast<double>(p.x), static_cast<double>(p.y)});
+  return box;
+}
+
+}  // namespace
+
+nlohmann::json LinesToJson(std::span<const pipeline::TextLine> lines, bool words) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& line : lines) {
-    nlohmann::json box = nlohmann::json::array();
-    for (const auto& p : line.box)
-      box.push_back({static_cast<double>(p.x), static_cast<double>(p.y)});
-    out.push_back({{"text", line.text},
-                   {"confidence", static_cast<double>(line.confidence)},
-                   {"bounding_box", std::move(box)}});
+    nlohmann::json item = {{"text", line.text},
+                           {"confidence", static_cast<double>(line.confidence)},
+                           {"bounding_box", QuadToJson(line.box)}};
+    if (words) {
+      nlohmann::json list = nlohmann::json::array();
+      for (const auto& word : line.words) {
+        list.push_back({{"text", word.text},
+                        {"confidence", static_cast<double>(word.confidence)},
+                        {"bounding_box", QuadToJson(word.box)}});
+      }
+      item["words"] = std::move(list);
+    }
+    out.push_back(std::move(item));
   }
   return out;
 }
 
-nlohmann::json OcrResponseJson(std::span<const pipeline::TextLine> lines, double seconds) {
-  return {{"processing_time", seconds}, {"results", LinesToJson(lines)}};
+nlohmann::json OcrResponseJson(std::span<const pipeline::TextLine> lines, double seconds,
+                               bool words) {
+  return {{"processing_time", seconds}, {"results", LinesToJson(lines, words)}};
 }
 
 nlohmann::json DocumentResponseJson(const pipeline::DocumentResult& document,
-                                    pipeline::OutputFormat format, bool paginate, double seconds) {
+                                    pipeline::OutputFormat format, bool paginate, double seconds,
+                                    bool words) {
   nlohmann::json pages = nlohmann::json::array();
   nlohmann::json all_lines = nlohmann::json::array();
   for (const pipeline::DocumentPage& page : document.pages) {
-    nlohmann::json page_lines = LinesToJson(page.lines);
+    nlohmann::json page_lines = LinesToJson(page.lines, words);
     for (const auto& line : page_lines)
       all_lines.push_back(line);
     pages.push_back({{"page", page.page},

@@ -13,17 +13,20 @@
 
 namespace ocr::http {
 
-// [{"text", "confidence", "bounding_box": [[x,y] x4]}, ...]
-nlohmann::json LinesToJson(std::span<const pipeline::TextLine> lines);
+// [{"text", "confidence", "bounding_box": [[x,y] x4]}, ...]; with `words` (return_word_boxes)
+// each line also has "words": [{"text", "confidence", "bounding_box"}] (possibly empty).
+nlohmann::json LinesToJson(std::span<const pipeline::TextLine> lines, bool words = false);
 
 // {"processing_time": seconds, "results": [...]}
-nlohmann::json OcrResponseJson(std::span<const pipeline::TextLine> lines, double seconds);
+nlohmann::json OcrResponseJson(std::span<const pipeline::TextLine> lines, double seconds,
+                               bool words = false);
 
 // The multipart form's answer: {"success": true, "format", "output" (not for json),
 // "page_count", "processing_time", "pages": [{"page", "width", "height", "source", "results"}],
 // "results": every page's lines}.
 nlohmann::json DocumentResponseJson(const pipeline::DocumentResult& document,
-                                    pipeline::OutputFormat format, bool paginate, double seconds);
+                                    pipeline::OutputFormat format, bool paginate, double seconds,
+                                    bool words = false);
 
 // {"success": false, "error": {"code": ..., "message": ...}} with the API's error code for the
 // status (see ErrorCode).

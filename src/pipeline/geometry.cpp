@@ -66,26 +66,72 @@ void SortReadingOrder(std::vector<Quad>& boxes, float row_tolerance_px) {
   }
 }
 
-cv::Mat CropTextLine(const cv::Mat& image, const Quad& box) {
-  const int width =
-      static_cast<int>(std::max(EdgeLength(box[0], box[1]), EdgeLength(box[2], box[3])));
-  const int height =
+CropGeometry CropGeometryOf(const Quad& box) {
+  CropGeometry g;
+  g.warp_width = static_cast<int>(std::max(EdgeLength(box[0], box[1]), EdgeLength(box[2], box[3])));
+  g.warp_height =
       static_cast<int>(std::max(EdgeLength(box[0], box[3]), EdgeLength(box[1], box[2])));
-  if (width <= 0 || height <= 0)
+  g.rotated90 = g.warp_width > 0 && g.warp_height > 0 &&
+                static_cast<float>(g.warp_height) >= 1.5f * static_cast<float>(g.warp_width);
+  return g;
+}
+
+namespace {
+
+void WarpCorners(const Quad& box, const CropGeometry& g, cv::Point2f (&src)[4],
+                 cv::Point2f (&dst)[4]) {
+  const auto w = static_cast<float>(g.warp_width);
+  const auto h = static_cast<float>(g.warp_height);
+  for (int i = 0; i < 4; ++i)
+    src[i] = {box[static_cast<size_t>(i)].x, box[static_cast<size_t>(i)].y};
+  dst[0] = {0, 0};
+  dst[1] = {w, 0};
+  dst[2] = {w, h};
+  dst[3] = {0, h};
+}
+
+}  // namespace
+
+cv::Mat CropTextLine(const cv::Mat& image, const Quad& box) {
+  const CropGeometry g = CropGeometryOf(box);
+  if (g.warp_width <= 0 || g.warp_height <= 0)
     return {};
-  const cv::Point2f src[4] = {
-      {box[0].x, box[0].y}, {box[1].x, box[1].y}, {box[2].x, box[2].y}, {box[3].x, box[3].y}};
-  const cv::Point2f dst[4] = {{0, 0},
-                              {static_cast<float>(width), 0},
-                              {static_cast<float>(width), static_cast<float>(height)},
-                              {0, static_cast<float>(height)}};
+  cv::Point2f src[4];
+  cv::Point2f dst[4];
+  WarpCorners(box, g, src, dst);
   cv::Mat crop;
-  cv::warpPerspective(image, crop, cv::getPerspectiveTransform(src, dst), cv::Size(width, height),
-                      cv::INTER_CUBIC, cv::BORDER_REPLICATE);
-  if (static_cast<float>(crop.rows) >= 1.5f * static_cast<float>(crop.cols)) {
+  cv::warpPerspective(image, crop, cv::getPerspectiveTransform(src, dst),
+                      cv::Size(g.warp_width, g.warp_height), cv::INTER_CUBIC, cv::BORDER_REPLICATE);
+  if (g.rotated90)
     cv::rotate(crop, crop, cv::ROTATE_90_COUNTERCLOCKWISE);
-  }
   return crop;
+}
+
+Quad CropRectToImage(const Quad& box, bool flipped180, float x0, float x1) {
+  const CropGeometry g = CropGeometryOf(box);
+  const auto fw = static_cast<float>(g.width());
+  const auto fh = static_cast<float>(g.height());
+  const std::array<cv::Point2f, 4> rect = {cv::Point2f{x0, 0}, cv::Point2f{x1, 0},
+                                           cv::Point2f{x1, fh}, cv::Point2f{x0, fh}};
+  std::vector<cv::Point2f> warped;
+  warped.reserve(4);
+  for (cv::Point2f p : rect) {
+    if (flipped180)
+      p = {fw - p.x, fh - p.y};
+    // ROTATE_90_COUNTERCLOCKWISE sends warped (x, y) to (y, warp_width - x); undo it.
+    if (g.rotated90)
+      p = {static_cast<float>(g.warp_width) - p.y, p.x};
+    warped.push_back(p);
+  }
+  cv::Point2f src[4];
+  cv::Point2f dst[4];
+  WarpCorners(box, g, src, dst);
+  std::vector<cv::Point2f> mapped;
+  cv::perspectiveTransform(warped, mapped, cv::getPerspectiveTransform(dst, src));
+  Quad out;
+  for (size_t i = 0; i < 4; ++i)
+    out[i] = {mapped[i].x, mapped[i].y};
+  return out;
 }
 
 }  // namespace ocr::pipeline

@@ -30,4 +30,24 @@ float EdgeLength(const Point& a, const Point& b);
 // REQUIRES: `image` is CV_8UC3; `box` is ordered as OrderClockwise returns it.
 cv::Mat CropTextLine(const cv::Mat& image, const Quad& box);
 
+// The geometry of CropTextLine's crop of `box`: the warped rectangle's size and whether it is
+// then turned 90 degrees counter-clockwise. width()/height() are the final crop's.
+struct CropGeometry {
+  int warp_width = 0;
+  int warp_height = 0;
+  bool rotated90 = false;
+
+  int width() const { return rotated90 ? warp_height : warp_width; }
+
+  int height() const { return rotated90 ? warp_width : warp_height; }
+};
+
+CropGeometry CropGeometryOf(const Quad& box);
+
+// Maps the rectangle [x0, x1] x [0, crop height] of CropTextLine's crop of `box` (turned 180
+// degrees afterwards when `flipped180`, as the classifier does) back to image pixels. Returns
+// its corners clockwise from the top-left as the crop reads: (x0,0), (x1,0), (x1,h), (x0,h).
+// REQUIRES: `box` is ordered as OrderClockwise returns it and its crop is not empty.
+Quad CropRectToImage(const Quad& box, bool flipped180, float x0, float x1);
+
 }  // namespace ocr::pipeline

@@ -2,6 +2,7 @@
 
 #include "common/clock.h"
 #include "pipeline/geometry.h"
+#include "pipeline/word_boxes.h"
 
 namespace ocr::pipeline {
 
@@ -63,15 +64,19 @@ Result<OcrResult> Pipeline::Run(const cv::Mat& image, const OcrOptions& options,
   }
   times.crop_ms += watch.LapMs();
 
+  std::vector<bool> flipped(crops.size(), false);
   if (options.use_cls && classifier_ && !crops.empty()) {
-    OCR_RETURN_IF_ERROR(classifier_->Classify(crops, options.cls, times, stop));
+    OCR_RETURN_IF_ERROR(classifier_->Classify(crops, options.cls, times, stop, &flipped));
   }
   OCR_ASSIGN_OR_RETURN(std::vector<DecodedText> texts,
                        recognizer_.Recognize(crops, options.rec, times, stop));
   for (size_t i = 0; i < texts.size(); ++i) {
     if (texts[i].text.empty() || texts[i].confidence < options.drop_score)
       continue;
-    result.lines.push_back({std::move(texts[i].text), texts[i].confidence, kept[i]});
+    TextLine line{texts[i].text, texts[i].confidence, kept[i], {}};
+    if (options.word_boxes)
+      line.words = LocateWords(texts[i], kept[i], flipped[i]);
+    result.lines.push_back(std::move(line));
   }
   return result;
 }

@@ -24,6 +24,7 @@ struct OcrOptions {
   ClsOptions cls;
   RecOptions rec;
   float drop_score = 0.5f;  // lines whose confidence is below this are dropped
+  bool word_boxes = false;  // fill TextLine::words
 };
 
 // kInvalidArgument naming the first option out of range.

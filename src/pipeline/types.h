@@ -16,11 +16,20 @@ struct Point {
 // the text as it is read: top-left, top-right, bottom-right, bottom-left.
 using Quad = std::array<Point, 4>;
 
+// One word of a recognized line (OcrOptions::word_boxes): a maximal run of non-space
+// characters. Text without spaces (CJK) is one word per run.
+struct Word {
+  std::string text;      // UTF-8
+  float confidence = 0;  // mean of its characters' CTC probabilities
+  Quad box;              // clockwise from the top-left as the text reads
+};
+
 // One recognized text line.
 struct TextLine {
   std::string text;      // UTF-8
   float confidence = 0;  // mean of the kept CTC max probabilities, in [0, 1]
   Quad box;
+  std::vector<Word> words;  // filled only when OcrOptions::word_boxes is set
 };
 
 }  // namespace ocr::pipeline

@@ -440,3 +440,45 @@ TEST(ServerOptionsTest, RequestTimeoutAnswers504AndFreesTheWorker) {
 
 }  // namespace
 }  // namespace ocr::http
+
+namespace ocr::http {
+namespace {
+
+using namespace testing_support;  // NOLINT(google-build-using-namespace): test helpers
+
+TEST_F(RoutesTest, ReturnWordBoxesAddsWordsToEachResult) {
+  Json body = Json::parse(OcrBody(*png_));
+  body["return_word_boxes"] = true;
+  const Response with = Send(port(), MakeRequest(bhttp::verb::post, "/ocr", body.dump()));
+  ASSERT_EQ(with.result_int(), 200) << with.body();
+  const Json j = BodyJson(with);
+  ASSERT_FALSE(j["results"].empty()) << with.body();
+  for (const Json& line : j["results"]) {
+    ASSERT_TRUE(line.contains("words")) << line.dump();
+    ASSERT_TRUE(line["words"].is_array());
+    EXPECT_FALSE(line["words"].empty()) << line.dump();
+    for (const Json& word : line["words"]) {
+      EXPECT_TRUE(word["text"].is_string());
+      EXPECT_TRUE(word["confidence"].is_number());
+      ASSERT_EQ(word["bounding_box"].size(), 4u) << word.dump();
+      for (const Json& p : word["bounding_box"])
+        EXPECT_EQ(p.size(), 2u);
+    }
+  }
+  // The multipart form takes the same field.
+  const Response form =
+      Send(port(), FormRequest({{"file", *png_, "a.png"}, {"return_word_boxes", "true"}}));
+  ASSERT_EQ(form.result_int(), 200) << form.body();
+  for (const Json& line : BodyJson(form)["results"])
+    EXPECT_TRUE(line.contains("words")) << line.dump();
+
+  const Response without = Send(port(), MakeRequest(bhttp::verb::post, "/ocr", OcrBody(*png_)));
+  ASSERT_EQ(without.result_int(), 200);
+  const Json k = BodyJson(without);
+  ASSERT_FALSE(k["results"].empty());
+  for (const Json& line : k["results"])
+    EXPECT_FALSE(line.contains("words")) << line.dump();
+}
+
+}  // namespace
+}  // namespace ocr::http

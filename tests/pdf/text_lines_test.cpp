@@ -95,7 +95,7 @@ TEST(GroupIntoLinesTest, DropsEmptyWords) {
 }
 
 pipeline::TextLine Line(std::string text) {
-  return {std::move(text), 1.0F, {}};
+  return {std::move(text), 1.0F, {}, {}};
 }
 
 TEST(IsUsableTextLayerTest, RealTextIsUsable) {

@@ -2,6 +2,7 @@
 #include "pipeline/pipeline.h"
 
 #include <algorithm>
+#include <iostream>
 
 #include <gtest/gtest.h>
 #include <opencv2/imgcodecs.hpp>
@@ -188,6 +189,106 @@ TEST_F(PipelineTest, BoxesMatchTheReferenceWithinTolerance) {
       EXPECT_NEAR(line->box[i].y, e.box[i].y, 2) << "corner " << i;
     }
   }
+}
+
+}  // namespace
+}  // namespace ocr::pipeline
+
+namespace ocr::pipeline {
+namespace {
+
+// Column ranges [first, last] of ink (gray < 128), split where at least `gap` blank columns
+// separate them: one range per word at 28 points (letters are at most ~8 px apart, words
+// 16 px or more).
+std::vector<std::pair<int, int>> InkRuns(const cv::Mat& image, int gap) {
+  cv::Mat gray;
+  cv::cvtColor(image, gray, cv::COLOR_BGR2GRAY);
+  std::vector<std::pair<int, int>> runs;
+  int blank = gap;
+  for (int x = 0; x < gray.cols; ++x) {
+    bool ink = false;
+    for (int y = 0; y < gray.rows && !ink; ++y)
+      ink = gray.at<std::uint8_t>(y, x) < 128;
+    if (!ink) {
+      ++blank;
+      continue;
+    }
+    if (blank >= gap || runs.empty())
+      runs.emplace_back(x, x);
+    else
+      runs.back().second = x;
+    blank = 0;
+  }
+  return runs;
+}
+
+float QuadMinX(const Quad& q) {
+  return std::min({q[0].x, q[1].x, q[2].x, q[3].x});
+}
+
+float QuadMaxX(const Quad& q) {
+  return std::max({q[0].x, q[1].x, q[2].x, q[3].x});
+}
+
+TEST_F(PipelineTest, WordBoxesCoverEachWordsInk) {
+  OcrOptions options;
+  options.word_boxes = true;
+  // The recognizer often drops the spaces between English words; wide gaps keep them.
+  for (const std::string text : {"Alpha Bravo Charlie", "Alpha        Bravo"}) {
+    const auto png = testing::RenderTextPng(text, 28);
+    if (png.empty())
+      GTEST_SKIP() << "pango-view not installed (scripts/bootstrap installs it)";
+    const cv::Mat image = Load(png);
+    const auto lines = Ocr(image, options);
+    ASSERT_EQ(lines.size(), 1u) << Dump(lines);
+    const TextLine& line = lines[0];
+    const auto ink = InkRuns(image, 12);
+    if (line.words.size() < 2 || line.words.size() != ink.size()) {
+      std::cerr << "\"" << line.text << "\": " << line.words.size() << " words, " << ink.size()
+                << " ink runs; trying wider gaps\n";
+      for (auto [a, b] : ink)
+        std::cerr << "ink " << a << "-" << b << "\n";
+      for (const Word& w : line.words)
+        std::cerr << w.text << " " << QuadMinX(w.box) << "-" << QuadMaxX(w.box) << "\n";
+      continue;
+    }
+    std::string joined;
+    for (size_t i = 0; i < line.words.size(); ++i) {
+      const Word& w = line.words[i];
+      SCOPED_TRACE(w.text);
+      joined += w.text;
+      EXPECT_GT(w.confidence, 0.5f);
+      EXPECT_LE(w.confidence, 1.0f);
+      const float x0 = QuadMinX(w.box);
+      const float x1 = QuadMaxX(w.box);
+      EXPECT_LE(x0, static_cast<float>(ink[i].first) + 4);
+      EXPECT_GE(x1, static_cast<float>(ink[i].second) - 4);
+      // Within the line box, and not reaching into the next word's ink.
+      EXPECT_GE(x0, QuadMinX(line.box) - 4);
+      EXPECT_LE(x1, QuadMaxX(line.box) + 4);
+      if (i + 1 < line.words.size()) {
+        EXPECT_LT(x1, static_cast<float>(ink[i + 1].first) + 4);
+        EXPECT_LT(x0, QuadMinX(line.words[i + 1].box));
+      }
+      for (const Point& p : w.box) {
+        EXPECT_GE(p.y, std::min({line.box[0].y, line.box[1].y}) - 4);
+        EXPECT_LE(p.y, std::max({line.box[2].y, line.box[3].y}) + 4);
+      }
+    }
+    EXPECT_EQ(joined, WithoutSpaces(line.text));
+    return;
+  }
+  FAIL() << "no rendering was read as separate words";
+}
+
+TEST_F(PipelineTest, WordBoxesAreOffByDefault) {
+  const auto png = testing::RenderTextPng("Alpha Bravo");
+  if (png.empty())
+    GTEST_SKIP() << "pango-view not installed (scripts/bootstrap installs it)";
+  const auto lines = Ocr(Load(png));
+  ASSERT_FALSE(lines.empty());
+  for (const auto& l : lines)
+    EXPECT_TRUE(l.words.empty());
 }
 
 }  // namespace

@@ -20,7 +20,10 @@ int ResizedWidth(const cv::Mat& crop, int height, int max_width) {
 }
 
 Status TextClassifier::Classify(std::vector<cv::Mat>& crops, const ClsOptions& options,
-                                StageTimes& times, std::stop_token stop) const {
+                                StageTimes& times, std::stop_token stop,
+                                std::vector<bool>* flipped) const {
+  if (flipped != nullptr)
+    flipped->assign(crops.size(), false);
   // Similar widths batch together, as in the reference.
   std::vector<size_t> order(crops.size());
   std::iota(order.begin(), order.end(), 0);
@@ -61,6 +64,8 @@ Status TextClassifier::Classify(std::vector<cv::Mat>& crops, const ClsOptions& o
       if (best == 1 && p[1] >= options.thresh) {
         cv::Mat& crop = crops[order[begin + i]];
         cv::rotate(crop, crop, cv::ROTATE_180);
+        if (flipped != nullptr)
+          (*flipped)[order[begin + i]] = true;
       }
     }
   }

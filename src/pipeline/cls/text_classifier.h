@@ -25,10 +25,11 @@ class TextClassifier {
   TextClassifier(const engine::Model& model, int input_height, int input_width)
       : model_(model), height_(input_height), width_(input_width) {}
 
-  // Turns the crops judged upside down by 180 degrees, in place. Stops between batches once
-  // `stop` is requested (kCancelled).
+  // Turns the crops judged upside down by 180 degrees, in place. When `flipped` is given it is
+  // resized to crops.size() and flipped[i] is set for each crop turned (word boxes map back
+  // through the turn). Stops between batches once `stop` is requested (kCancelled).
   Status Classify(std::vector<cv::Mat>& crops, const ClsOptions& options, StageTimes& times,
-                  std::stop_token stop = {}) const;
+                  std::stop_token stop = {}, std::vector<bool>* flipped = nullptr) const;
 
  private:
   const engine::Model& model_;

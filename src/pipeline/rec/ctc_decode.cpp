@@ -14,8 +14,10 @@ DecodedText CtcGreedyDecode(std::span<const float> probs, int steps, int classes
     // First maximum on ties, like numpy's argmax.
     const int best = static_cast<int>(std::max_element(row, row + classes) - row);
     if (best != 0 && best != previous) {
+      out.char_offsets.push_back(static_cast<int>(out.text.size()));
       out.text += charset[static_cast<size_t>(best)];
       out.columns.push_back(t);
+      out.char_confidences.push_back(row[best]);
       sum += row[best];
     }
     previous = best;

@@ -53,10 +53,12 @@ Result<std::vector<DecodedText>> TextRecognizer::Recognize(std::span<const cv::M
     engine::Tensor input;
     input.shape = {static_cast<std::int64_t>(n), 3, height_, width};
     input.data.assign(n * 3 * plane, 0.0f);
+    std::vector<int> resized_widths(n);
     for (size_t i = 0; i < n; ++i) {
       const cv::Mat& crop = crops[order[begin + i]];
+      resized_widths[i] = ResizedWidth(crop, height_, width);
       cv::Mat resized;
-      cv::resize(crop, resized, cv::Size(ResizedWidth(crop, height_, width), height_));
+      cv::resize(crop, resized, cv::Size(resized_widths[i], height_));
       NormalizeToPlanes(resized, kSymmetricNormalization, width, height_,
                         input.data.data() + i * 3 * plane);
     }
@@ -72,9 +74,16 @@ Result<std::vector<DecodedText>> TextRecognizer::Recognize(std::span<const cv::M
     const int classes = static_cast<int>(output.shape[2]);
     const size_t per_item = static_cast<size_t>(steps) * static_cast<size_t>(classes);
     for (size_t i = 0; i < n; ++i) {
-      results[order[begin + i]] =
-          CtcGreedyDecode(std::span<const float>(output.data.data() + i * per_item, per_item),
-                          steps, classes, charset_);
+      DecodedText& decoded = results[order[begin + i]];
+      decoded = CtcGreedyDecode(std::span<const float>(output.data.data() + i * per_item, per_item),
+                                steps, classes, charset_);
+      // Step t covers [t, t+1) * width / steps of the padded input; the crop fills
+      // [0, resized) of it, so one step is (width / steps) * (crop width / resized) crop pixels.
+      const cv::Mat& crop = crops[order[begin + i]];
+      if (steps > 0) {
+        decoded.column_width =
+            static_cast<float>(static_cast<double>(width) / steps * crop.cols / resized_widths[i]);
+      }
     }
     times.ctc_ms += watch.LapMs();
   }
