@@ -19,10 +19,8 @@ namespace ocr::cli {
 
 CLI::App* AddRunCommand(CLI::App& app, RunOptions& o) {
   CLI::App* cmd = app.add_subcommand("run", "OCR image files and print the results to stdout");
+  AddInputFlags(*cmd, o.input);
   cmd->add_option("files", o.files, "Images (JPEG, PNG, WebP, BMP, TIFF) or PDFs")->required();
-  cmd->add_option("--models", o.models, "Model set NAME=DIR (repeatable; first is the default)")
-      ->envname("ONNXOCR_MODELS")
-      ->delimiter(',');
   cmd->add_option("--model", o.model, "Model set to use (default: the first)");
   cmd->add_option("--format", o.format, "Output: json, text, markdown or html")
       ->capture_default_str();
@@ -33,21 +31,9 @@ CLI::App* AddRunCommand(CLI::App& app, RunOptions& o) {
   cmd->add_option("--drop-score", o.drop_score, "Drop lines below this confidence")
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
-  cmd->add_option("--max-image-pixels", o.max_image_pixels, "Largest image accepted (w x h)")
-      ->envname("ONNXOCR_MAX_IMAGE_PIXELS")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
   cmd->add_flag("--force-ocr", o.force_ocr, "PDFs: OCR every page, even with a text layer");
   cmd->add_flag("--paginate", o.paginate, "Separate pages in text, markdown and html output");
   cmd->add_option("--pages", o.page_range, "PDFs: pages to read, from 0, e.g. 0-3,7");
-  cmd->add_option("--max-pdf-pages", o.max_pdf_pages, "Longest PDF accepted, in pages")
-      ->envname("ONNXOCR_MAX_PDF_PAGES")
-      ->check(CLI::Range(1, 100000))
-      ->capture_default_str();
-  cmd->add_option("--pdf-dpi", o.pdf_dpi, "Resolution PDF pages are rendered at for OCR")
-      ->envname("ONNXOCR_PDF_DPI")
-      ->check(CLI::Range(36.0, 1200.0))
-      ->capture_default_str();
   return cmd;
 }
 
@@ -82,7 +68,7 @@ int Run(const RunOptions& o) {
     std::cerr << "onnxocr run: " << format.status().message() << "\n";
     return kExitUsage;
   }
-  auto specs = ResolveModelSpecs(o.models);
+  auto specs = ResolveModelSpecs(o.input.models);
   if (!specs.ok()) {
     std::cerr << "onnxocr run: " << specs.status().message() << "\n";
     return specs.status().code() == StatusCode::kInvalidArgument ? kExitUsage : kExitModelsFailed;
@@ -114,11 +100,11 @@ int Run(const RunOptions& o) {
   pipeline::DocumentOptions doc_options;
   doc_options.ocr.use_cls = !o.no_cls;
   doc_options.ocr.drop_score = o.drop_score;
-  doc_options.max_image_pixels = o.max_image_pixels;
+  doc_options.max_image_pixels = o.input.max_image_pixels;
   doc_options.force_ocr = o.force_ocr;
   doc_options.page_range = o.page_range;
-  doc_options.max_pdf_pages = o.max_pdf_pages;
-  doc_options.pdf_dpi = o.pdf_dpi;
+  doc_options.max_pdf_pages = o.input.max_pdf_pages;
+  doc_options.pdf_dpi = o.input.pdf_dpi;
 
   int exit_code = kExitOk;
   nlohmann::json all = nlohmann::json::array();

@@ -6,22 +6,21 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/input_flags.h"
+
 namespace ocr::cli {
 
 struct RunOptions {
-  std::vector<std::string> models;  // NAME=DIR, first is the default
-  std::string model;                // which set to use; empty = the first
+  InputFlags input;   // --models and the input limits
+  std::string model;  // which set to use; empty = the first
   std::string format = "json";
   std::vector<std::string> files;
   int threads = 0;  // ONNX Runtime intra-op threads; 0 = all usable cores
   bool no_cls = false;
   float drop_score = 0.5f;
-  long long max_image_pixels = 50'000'000;
   bool force_ocr = false;  // PDFs: OCR pages that have a text layer too
   bool paginate = false;   // page separators in text, markdown and html output
   std::string page_range;  // PDFs: "0-3,7"
-  int max_pdf_pages = 200;
-  double pdf_dpi = 200;
 };
 
 // Declares the subcommand's flags on `app`, bound to `options`.

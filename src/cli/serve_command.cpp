@@ -22,6 +22,7 @@ namespace ocr::cli {
 
 CLI::App* AddServeCommand(CLI::App& app, ServeOptions& o) {
   CLI::App* cmd = app.add_subcommand("serve", "Serve the HTTP API");
+  AddInputFlags(*cmd, o.input);
   cmd->add_option("--host", o.host, "Address to listen on")
       ->envname("ONNXOCR_HOST")
       ->capture_default_str();
@@ -29,9 +30,6 @@ CLI::App* AddServeCommand(CLI::App& app, ServeOptions& o) {
       ->envname("ONNXOCR_PORT")
       ->check(CLI::Range(0, 65535))
       ->capture_default_str();
-  cmd->add_option("--models", o.models, "Model set NAME=DIR (repeatable; first is the default)")
-      ->envname("ONNXOCR_MODELS")
-      ->delimiter(',');
   cmd->add_option("--threads", o.threads, "Inference worker threads (0 = all usable cores)")
       ->envname("ONNXOCR_THREADS")
       ->check(CLI::Range(0, 4096))
@@ -44,22 +42,10 @@ CLI::App* AddServeCommand(CLI::App& app, ServeOptions& o) {
       ->envname("ONNXOCR_MAX_BODY_MB")
       ->check(CLI::Range(1, 4096))
       ->capture_default_str();
-  cmd->add_option("--max-image-pixels", o.max_image_pixels, "Largest image accepted (w x h)")
-      ->envname("ONNXOCR_MAX_IMAGE_PIXELS")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
   cmd->add_option("--read-timeout", o.read_timeout,
                   "Seconds allowed to read a request or write a response")
       ->envname("ONNXOCR_READ_TIMEOUT")
       ->check(CLI::Range(1, 86400))
-      ->capture_default_str();
-  cmd->add_option("--max-pdf-pages", o.max_pdf_pages, "Longest PDF accepted, in pages")
-      ->envname("ONNXOCR_MAX_PDF_PAGES")
-      ->check(CLI::Range(1, 100000))
-      ->capture_default_str();
-  cmd->add_option("--pdf-dpi", o.pdf_dpi, "Resolution PDF pages are rendered at for OCR")
-      ->envname("ONNXOCR_PDF_DPI")
-      ->check(CLI::Range(36.0, 1200.0))
       ->capture_default_str();
   cmd->add_option("--max-connections", o.max_connections,
                   "Open connections at most; more are answered 503 and closed")
@@ -94,7 +80,7 @@ int Serve(const ServeOptions& o) {
   image::QuietCodecWarnings();
   cv::setNumThreads(0);  // only the workers parallelise
 
-  auto specs = ResolveModelSpecs(o.models);
+  auto specs = ResolveModelSpecs(o.input.models);
   if (!specs.ok()) {
     std::cerr << "onnxocr serve: " << specs.status().message() << "\n";
     return specs.status().code() == StatusCode::kInvalidArgument ? kExitUsage : kExitModelsFailed;
@@ -126,12 +112,12 @@ int Serve(const ServeOptions& o) {
                               : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   config.queue_size = static_cast<size_t>(o.queue_size);
   config.max_body_bytes = static_cast<std::uint64_t>(o.max_body_mb) << 20;
-  config.max_image_pixels = o.max_image_pixels;
+  config.max_image_pixels = o.input.max_image_pixels;
   config.read_timeout = std::chrono::seconds(o.read_timeout);
   config.request_timeout = std::chrono::seconds(o.request_timeout);
   config.max_connections = o.max_connections;
-  config.max_pdf_pages = o.max_pdf_pages;
-  config.pdf_dpi = o.pdf_dpi;
+  config.max_pdf_pages = o.input.max_pdf_pages;
+  config.pdf_dpi = o.input.pdf_dpi;
   config.cors_origin = o.cors_origin;
 
   http::Server server(config, pipe_ptrs);

@@ -6,21 +6,20 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/input_flags.h"
+
 namespace ocr::cli {
 
 struct ServeOptions {
   std::string host = "0.0.0.0";
-  int port = 5005;                  // 0 = ephemeral (the log says which)
-  std::vector<std::string> models;  // NAME=DIR, first is the default
-  int threads = 0;                  // inference workers; 0 = all usable cores
-  int queue_size = 64;              // requests waiting for a worker
-  int max_body_mb = 32;             // request body limit, MiB
-  long long max_image_pixels = 50'000'000;
+  int port = 5005;           // 0 = ephemeral (the log says which)
+  InputFlags input;          // --models and the input limits
+  int threads = 0;           // inference workers; 0 = all usable cores
+  int queue_size = 64;       // requests waiting for a worker
+  int max_body_mb = 32;      // request body limit, MiB
   int read_timeout = 30;     // seconds
   int request_timeout = 60;  // seconds
   int max_connections = 1024;
-  int max_pdf_pages = 200;
-  double pdf_dpi = 200;
   std::string cors_origin;  // "" = CORS off
   std::string log_format = "json";
   std::string log_level = "info";
