@@ -9,6 +9,7 @@
 #include "cli/model_flags.h"
 #include "common/clock.h"
 #include "engine/ort_model.h"
+#include "http/error_mapping.h"
 #include "http/response_json.h"
 #include "image/decode.h"
 #include "pipeline/document.h"

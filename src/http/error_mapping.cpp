@@ -1,27 +1,37 @@
 #include "http/error_mapping.h"
 
-#include "http/response_json.h"
-
 namespace ocr::http {
 
-unsigned HttpStatusFor(StatusCode code) {
+namespace {
+
+struct Mapping {
+  unsigned http_status;
+  std::string_view code;  // the API's error code (spec/API.md section 3)
+};
+
+// Codes a client never causes (load failures, local I/O, cancellation, bugs) are 500 internal.
+Mapping MappingFor(StatusCode code) {
   switch (code) {
     case StatusCode::kInvalidArgument:
-      return 400;
+      return {400, "invalid_option"};
     case StatusCode::kNotFound:
-      return 404;
+      return {404, "not_found"};
     case StatusCode::kUnsupportedMediaType:
-      return 415;
+      return {415, "unsupported_media_type"};
     case StatusCode::kUndecodableImage:
+      return {422, "undecodable_image"};
     case StatusCode::kImageTooLarge:
+      return {422, "image_too_large"};
     case StatusCode::kInvalidPdf:
+      return {422, "invalid_pdf"};
     case StatusCode::kEncryptedPdf:
+      return {422, "encrypted_pdf"};
     case StatusCode::kTooManyPages:
-      return 422;
+      return {422, "too_many_pages"};
     case StatusCode::kResourceExhausted:
-      return 503;
+      return {503, "server_busy"};
     case StatusCode::kDeadlineExceeded:
-      return 504;
+      return {504, "deadline_exceeded"};
     case StatusCode::kOk:
     case StatusCode::kModelLoadFailed:
     case StatusCode::kIoError:
@@ -29,7 +39,22 @@ unsigned HttpStatusFor(StatusCode code) {
     case StatusCode::kInternal:
       break;
   }
-  return 500;
+  return {500, "internal"};
+}
+
+}  // namespace
+
+unsigned HttpStatusFor(StatusCode code) {
+  return MappingFor(code).http_status;
+}
+
+std::string_view ErrorCode(StatusCode code) {
+  return MappingFor(code).code;
+}
+
+nlohmann::json ErrorJson(const Status& status) {
+  return {{"success", false},
+          {"error", {{"code", ErrorCode(status.code())}, {"message", status.message()}}}};
 }
 
 std::string DumpJson(const nlohmann::json& j) {

@@ -33,6 +33,12 @@ struct Reply {
 // The HTTP status of a Status code: 400, 404, 415, 422, 503, 504, or 500 for the rest.
 unsigned HttpStatusFor(StatusCode code);
 
+// The API error code of a Status code ("undecodable_image", "image_too_large", ...).
+std::string_view ErrorCode(StatusCode code);
+
+// {"success": false, "error": {"code": ..., "message": ...}}.
+nlohmann::json ErrorJson(const Status& status);
+
 Reply ErrorReply(unsigned status, std::string_view code, std::string message);
 
 Reply StatusReply(const Status& status);

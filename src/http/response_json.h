@@ -28,11 +28,4 @@ nlohmann::json DocumentResponseJson(const pipeline::DocumentResult& document,
                                     pipeline::OutputFormat format, bool paginate, double seconds,
                                     bool words = false);
 
-// {"success": false, "error": {"code": ..., "message": ...}} with the API's error code for the
-// status (see ErrorCode).
-nlohmann::json ErrorJson(const Status& status);
-
-// The API error code of a Status ("undecodable_image", "image_too_large", ...).
-std::string_view ErrorCode(StatusCode code);
-
 }  // namespace ocr::http

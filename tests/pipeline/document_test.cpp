@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "pdf/test_pdfs.h"
+#include "support/default_pipeline.h"
 #include "support/render_text.h"
 #include "support/test_paths.h"
 
@@ -15,20 +16,7 @@ namespace pt = ocr::pdf::testing;
 
 class DocumentTest : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() {
-    runtime_ = new engine::Runtime();
-    auto set = LoadModelSet(*runtime_, "ppocrv4", testing::DefaultModelDir(), {});
-    ASSERT_TRUE(set.ok()) << set.status().ToString();
-    models_ = set->release();
-    pipeline_ = new Pipeline(*models_);
-  }
-
-  static void TearDownTestSuite() {
-    delete pipeline_;
-    delete models_;
-    delete runtime_;
-    pt::RemoveTempFolder();
-  }
+  static void TearDownTestSuite() { pt::RemoveTempFolder(); }
 
   void SetUp() override {
     std::string missing;
@@ -39,7 +27,7 @@ class DocumentTest : public ::testing::Test {
   static Result<DocumentResult> Read(const std::filesystem::path& path,
                                      const DocumentOptions& options = {}) {
     const auto bytes = pt::ReadBytes(path);
-    return ReadDocument(bytes, *pipeline_, options);
+    return ReadDocument(bytes, testing::DefaultPipeline(), options);
   }
 
   static std::string Texts(const DocumentPage& page) {
@@ -48,15 +36,7 @@ class DocumentTest : public ::testing::Test {
       s += l.text + "|";
     return s;
   }
-
-  static engine::Runtime* runtime_;
-  static ModelSet* models_;
-  static Pipeline* pipeline_;
 };
-
-engine::Runtime* DocumentTest::runtime_ = nullptr;
-ModelSet* DocumentTest::models_ = nullptr;
-Pipeline* DocumentTest::pipeline_ = nullptr;
 
 TEST_F(DocumentTest, BornDigitalPagesComeFromTheTextLayerInOrder) {
   const auto pdf =
@@ -141,14 +121,16 @@ TEST_F(DocumentTest, BadDocumentsAreRefusedWithTheirCodes) {
   EXPECT_EQ(Read(two, one_page).status().code(), StatusCode::kTooManyPages);
   auto bytes = pt::ReadBytes(pdf);
   bytes.resize(bytes.size() / 3);
-  const auto truncated = ReadDocument(bytes, *pipeline_, {});
+  const auto truncated = ReadDocument(bytes, testing::DefaultPipeline(), {});
   if (!truncated.ok()) {
     EXPECT_EQ(truncated.status().code(), StatusCode::kInvalidPdf);
   }
   const std::vector<std::uint8_t> junk = {'%', 'P', 'D', 'F', '-', '1', '.', '4', 'x', 'y'};
-  EXPECT_EQ(ReadDocument(junk, *pipeline_, {}).status().code(), StatusCode::kInvalidPdf);
+  EXPECT_EQ(ReadDocument(junk, testing::DefaultPipeline(), {}).status().code(),
+            StatusCode::kInvalidPdf);
   const std::vector<std::uint8_t> text = {'h', 'e', 'l', 'l', 'o'};
-  EXPECT_EQ(ReadDocument(text, *pipeline_, {}).status().code(), StatusCode::kUnsupportedMediaType);
+  EXPECT_EQ(ReadDocument(text, testing::DefaultPipeline(), {}).status().code(),
+            StatusCode::kUnsupportedMediaType);
 }
 
 TEST(ParsePageRangeTest, ParsesListsAndRanges) {

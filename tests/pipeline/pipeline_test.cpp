@@ -9,6 +9,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include "image/decode.h"
+#include "support/default_pipeline.h"
 #include "support/render_text.h"
 #include "support/test_paths.h"
 
@@ -17,22 +18,8 @@ namespace {
 
 class PipelineTest : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() {
-    runtime_ = new engine::Runtime();
-    auto set = LoadModelSet(*runtime_, "ppocrv4", testing::DefaultModelDir(), {});
-    ASSERT_TRUE(set.ok()) << set.status().ToString();
-    models_ = set->release();
-    pipeline_ = new Pipeline(*models_);
-  }
-
-  static void TearDownTestSuite() {
-    delete pipeline_;
-    delete models_;
-    delete runtime_;
-  }
-
   static std::vector<TextLine> Ocr(const cv::Mat& image, OcrOptions options = {}) {
-    auto result = pipeline_->Run(image, options);
+    auto result = testing::DefaultPipeline().Run(image, options);
     EXPECT_TRUE(result.ok()) << result.status().ToString();
     return result.ok() ? result->lines : std::vector<TextLine>{};
   }
@@ -77,15 +64,7 @@ class PipelineTest : public ::testing::Test {
     const double u = cv::contourArea(poly(a)) + cv::contourArea(poly(b)) - i;
     return u > 0 ? i / u : 0;
   }
-
-  static engine::Runtime* runtime_;
-  static ModelSet* models_;
-  static Pipeline* pipeline_;
 };
-
-engine::Runtime* PipelineTest::runtime_ = nullptr;
-ModelSet* PipelineTest::models_ = nullptr;
-Pipeline* PipelineTest::pipeline_ = nullptr;
 
 TEST_F(PipelineTest, ReadsRenderedLinesInOrderWithBoxesOnTheText) {
   const auto png = testing::RenderTextPng("Receipt 2026-11-21\nTotal amount: 1,234.50 EUR");
