@@ -70,36 +70,13 @@ Routed Now(std::string route, Reply reply) {
   return {std::move(route), std::move(reply), {}};
 }
 
-struct PageResult {
-  pipeline::OcrResult ocr;
-  int width = 0;
-  int height = 0;
-};
-
-// On a worker: magic bytes -> header check -> decode -> OCR.
-Result<PageResult> OcrBytes(std::span<const std::uint8_t> bytes, const pipeline::Pipeline& pipe,
-                            const pipeline::OcrOptions& options, std::int64_t max_pixels,
-                            const std::stop_token& stop) {
-  const image::Format format = image::SniffFormat(bytes);
-  if (format == image::Format::kPdf) {
-    return Status(StatusCode::kUnsupportedMediaType,
-                  "the JSON form takes images; send PDFs as multipart/form-data to POST /ocr "
-                  "(field \"file\")");
-  }
-  if (format == image::Format::kUnknown) {
-    return Status(StatusCode::kUnsupportedMediaType,
-                  "the file is neither a supported image (JPEG, PNG, WebP, BMP, TIFF) nor a PDF");
-  }
-  image::DecodeOptions decode_options;
-  decode_options.max_pixels = max_pixels;
-  OCR_ASSIGN_OR_RETURN(cv::Mat image, image::DecodeImage(bytes, decode_options));
-  if (stop.stop_requested())
-    return Cancelled();
-  PageResult page;
-  page.width = image.cols;
-  page.height = image.rows;
-  OCR_ASSIGN_OR_RETURN(page.ocr, pipe.Run(image, options, stop));
-  return page;
+// The JSON form takes images only; PDFs go through the multipart form, which returns pages.
+Status RejectPdf(std::span<const std::uint8_t> bytes) {
+  if (image::SniffFormat(bytes) != image::Format::kPdf)
+    return Status::Ok();
+  return {StatusCode::kUnsupportedMediaType,
+          "the JSON form takes images; send PDFs as multipart/form-data to POST /ocr "
+          "(field \"file\")"};
 }
 
 // Logs what a client must not see (internal errors) and maps the rest.
@@ -338,13 +315,19 @@ Routed Api::OcrJson(ApiRequest& r) const {
     auto bytes = DecodeBase64(b64);
     if (!bytes.ok())
       return ErrorReply(400, "invalid_base64", "image: " + bytes.status().message());
-    auto page = OcrBytes(Bytes(*bytes), *pipe, options, config_.max_image_pixels, stop);
-    if (!page.ok())
-      return FailureReply(page.status(), request_id);
-    metrics_.RecordPipeline(page->ocr.times, page->ocr.lines.size());
-    Reply reply{200, DumpJson(OcrResponseJson(page->ocr.lines, SecondsSince(received),
-                                              options.word_boxes))};
-    reply.lines = static_cast<int>(page->ocr.lines.size());
+    if (Status s = RejectPdf(Bytes(*bytes)); !s.ok())
+      return FailureReply(s, request_id);
+    pipeline::DocumentOptions doc_options;
+    doc_options.ocr = options;
+    doc_options.max_image_pixels = config_.max_image_pixels;
+    auto doc = pipeline::ReadDocument(Bytes(*bytes), *pipe, doc_options, stop);
+    if (!doc.ok())
+      return FailureReply(doc.status(), request_id);
+    const pipeline::DocumentPage& page = doc->pages.front();
+    metrics_.RecordPipeline(page.times, page.lines.size());
+    Reply reply{200,
+                DumpJson(OcrResponseJson(page.lines, SecondsSince(received), options.word_boxes))};
+    reply.lines = static_cast<int>(page.lines.size());
     return reply;
   };
   return {route, std::nullopt, std::move(work)};
