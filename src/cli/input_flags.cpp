@@ -10,7 +10,8 @@ void AddInputFlags(CLI::App& cmd, InputFlags& f) {
       ->envname("ONNXOCR_MAX_IMAGE_PIXELS")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  cmd.add_option("--max-pdf-pages", f.max_pdf_pages, "Longest PDF accepted, in pages")
+  cmd.add_option("--max-pdf-pages", f.max_pdf_pages,
+                 "Longest PDF (pages) or TIFF (frames) accepted")
       ->envname("ONNXOCR_MAX_PDF_PAGES")
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();

@@ -13,8 +13,8 @@ namespace ocr::cli {
 struct InputFlags {
   std::vector<std::string> models;          // NAME=DIR, first is the default
   long long max_image_pixels = 50'000'000;  // width x height, images and rendered PDF pages
-  int max_pdf_pages = 200;
-  double pdf_dpi = 200;  // PDF pages are rendered at this resolution for OCR
+  int max_pdf_pages = 200;                  // PDF pages, and frames of a multi-frame TIFF
+  double pdf_dpi = 200;                     // PDF pages are rendered at this resolution for OCR
 };
 
 // Declares --models, --max-image-pixels, --max-pdf-pages and --pdf-dpi on `cmd`.

@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/bench_command.h"
 #include "cli/exit_codes.h"
 #include "cli/run_command.h"
 #include "cli/serve_command.h"
@@ -23,6 +24,8 @@ int main(int argc, char** argv) {
   CLI::App* run = ocr::cli::AddRunCommand(app, run_options);
   ocr::cli::ServeOptions serve_options;
   CLI::App* serve = ocr::cli::AddServeCommand(app, serve_options);
+  ocr::cli::BenchOptions bench_options;
+  CLI::App* bench = ocr::cli::AddBenchCommand(app, bench_options);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -33,5 +36,7 @@ int main(int argc, char** argv) {
     return ocr::cli::Run(run_options);
   if (serve->parsed())
     return ocr::cli::Serve(serve_options);
+  if (bench->parsed())
+    return ocr::cli::Bench(bench_options);
   return ocr::cli::kExitUsage;
 }

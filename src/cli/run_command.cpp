@@ -34,7 +34,9 @@ CLI::App* AddRunCommand(CLI::App& app, RunOptions& o) {
       ->capture_default_str();
   cmd->add_flag("--force-ocr", o.force_ocr, "PDFs: OCR every page, even with a text layer");
   cmd->add_flag("--paginate", o.paginate, "Separate pages in text, markdown and html output");
-  cmd->add_option("--pages", o.page_range, "PDFs: pages to read, from 0, e.g. 0-3,7");
+  cmd->add_option("--pages", o.page_range,
+                  "PDFs and multi-page TIFFs: pages to read, from 0, e.g. 0-3,7");
+  cmd->add_flag("--word-boxes", o.word_boxes, "JSON output: each line also lists its words");
   return cmd;
 }
 
@@ -101,6 +103,7 @@ int Run(const RunOptions& o) {
   pipeline::DocumentOptions doc_options;
   doc_options.ocr.use_cls = !o.no_cls;
   doc_options.ocr.drop_score = o.drop_score;
+  doc_options.ocr.word_boxes = o.word_boxes;
   doc_options.max_image_pixels = o.input.max_image_pixels;
   doc_options.force_ocr = o.force_ocr;
   doc_options.page_range = o.page_range;
@@ -122,9 +125,11 @@ int Run(const RunOptions& o) {
       continue;
     }
     if (*format == pipeline::OutputFormat::kJson) {
-      // Images print the JSON form's answer; PDFs the multipart form's, with pages.
-      all.push_back(is_pdf ? http::DocumentResponseJson(*doc, *format, false, seconds)
-                           : http::OcrResponseJson(doc->pages.front().lines, seconds));
+      // Images print the JSON form's answer; PDFs and multi-frame TIFFs the multipart form's,
+      // with pages.
+      all.push_back(is_pdf || doc->page_count > 1
+                        ? http::DocumentResponseJson(*doc, *format, false, seconds, o.word_boxes)
+                        : http::OcrResponseJson(doc->pages.front().lines, seconds, o.word_boxes));
     } else {
       if (o.files.size() > 1)
         std::cout << "==> " << path << " <==\n";

@@ -30,14 +30,7 @@ CLI::App* AddServeCommand(CLI::App& app, ServeOptions& o) {
       ->envname("ONNXOCR_PORT")
       ->check(CLI::Range(0, 65535))
       ->capture_default_str();
-  cmd->add_option("--threads", o.threads, "Inference worker threads (0 = all usable cores)")
-      ->envname("ONNXOCR_THREADS")
-      ->check(CLI::Range(0, 4096))
-      ->capture_default_str();
-  cmd->add_option("--queue-size", o.queue_size, "Requests that may wait for a worker")
-      ->envname("ONNXOCR_QUEUE_SIZE")
-      ->check(CLI::Range(1, 1'000'000))
-      ->capture_default_str();
+  AddWorkerFlags(*cmd, o.workers);
   cmd->add_option("--max-body-mb", o.max_body_mb, "Largest request body, MiB")
       ->envname("ONNXOCR_MAX_BODY_MB")
       ->check(CLI::Range(1, 4096))
@@ -86,31 +79,18 @@ int Serve(const ServeOptions& o) {
     return specs.status().code() == StatusCode::kInvalidArgument ? kExitUsage : kExitModelsFailed;
   }
 
-  engine::Runtime runtime;
-  engine::SessionConfig session;
-  session.intra_op_threads = 1;  // requests run side by side on the workers instead
-  std::vector<std::unique_ptr<pipeline::ModelSet>> sets;
-  std::vector<std::unique_ptr<pipeline::Pipeline>> pipes;
-  std::vector<const pipeline::Pipeline*> pipe_ptrs;
-  for (const ModelSpec& spec : *specs) {
-    auto set = pipeline::LoadModelSet(runtime, spec.name, spec.dir, session);
-    if (!set.ok()) {
-      std::cerr << "onnxocr serve: " << set.status().message() << "\n";
-      return kExitModelsFailed;
-    }
-    spdlog::info("loaded model set {} from {}", spec.name, spec.dir.string());
-    sets.push_back(std::move(set).value());
-    pipes.push_back(std::make_unique<pipeline::Pipeline>(*sets.back()));
-    pipe_ptrs.push_back(pipes.back().get());
+  auto workers = InferenceWorkers::Start(*specs, o.workers);
+  if (!workers.ok()) {
+    std::cerr << "onnxocr serve: " << workers.status().message() << "\n";
+    return workers.status().code() == StatusCode::kModelLoadFailed ? kExitModelsFailed : 1;
   }
+  for (const ModelSpec& spec : *specs)
+    spdlog::info("loaded model set {} from {}", spec.name, spec.dir.string());
+  spdlog::info("workers: {}", (*workers)->description());
 
   http::ServerConfig config;
   config.host = o.host;
   config.port = static_cast<std::uint16_t>(o.port);
-  config.worker_threads = o.threads > 0
-                              ? o.threads
-                              : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  config.queue_size = static_cast<size_t>(o.queue_size);
   config.max_body_bytes = static_cast<std::uint64_t>(o.max_body_mb) << 20;
   config.max_image_pixels = o.input.max_image_pixels;
   config.read_timeout = std::chrono::seconds(o.read_timeout);
@@ -120,7 +100,7 @@ int Serve(const ServeOptions& o) {
   config.pdf_dpi = o.input.pdf_dpi;
   config.cors_origin = o.cors_origin;
 
-  http::Server server(config, pipe_ptrs);
+  http::Server server(config, (*workers)->scheduler(), (*workers)->pipelines());
   const Status status = server.Run();
   if (!status.ok()) {
     std::cerr << "onnxocr serve: " << status.message() << "\n";

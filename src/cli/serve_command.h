@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/inference_workers.h"
 #include "cli/input_flags.h"
 
 namespace ocr::cli {
@@ -14,8 +15,7 @@ struct ServeOptions {
   std::string host = "0.0.0.0";
   int port = 5005;           // 0 = ephemeral (the log says which)
   InputFlags input;          // --models and the input limits
-  int threads = 0;           // inference workers; 0 = all usable cores
-  int queue_size = 64;       // requests waiting for a worker
+  WorkerFlags workers;       // --threads, --numa, --queue-size
   int max_body_mb = 32;      // request body limit, MiB
   int read_timeout = 30;     // seconds
   int request_timeout = 60;  // seconds

@@ -4,11 +4,24 @@
 #include <utility>
 
 #include <onnxruntime_cxx_api.h>
+#include <spdlog/spdlog.h>
 
 namespace ocr::engine {
 
+namespace {
+
+// ONNX Runtime's own messages go through our log (one JSON object per line with
+// --log-format json), not its default coloured stderr lines.
+void LogFromOrt(void* /*param*/, OrtLoggingLevel severity, const char* /*category*/,
+                const char* /*logid*/, const char* where, const char* message) {
+  const auto level = severity >= ORT_LOGGING_LEVEL_ERROR ? spdlog::level::err : spdlog::level::warn;
+  spdlog::log(level, "onnxruntime: {} ({})", message, where);
+}
+
+}  // namespace
+
 struct Runtime::Impl {
-  Ort::Env env{ORT_LOGGING_LEVEL_ERROR, "onnxocr"};
+  Ort::Env env{ORT_LOGGING_LEVEL_ERROR, "onnxocr", LogFromOrt, nullptr};
 };
 
 Runtime::Runtime() : impl_(std::make_unique<Impl>()) {}

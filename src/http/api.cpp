@@ -147,14 +147,14 @@ Reply Api::DocumentReply(const pipeline::DocumentResult& doc, pipeline::OutputFo
   return reply;
 }
 
-Result<const pipeline::Pipeline*> Api::FindPipeline(const std::string& name) const {
+Result<size_t> Api::FindPipeline(const std::string& name) const {
   if (name.empty())
-    return pipelines_.front();
+    return size_t{0};
   std::string known;
-  for (const pipeline::Pipeline* p : pipelines_) {
-    if (p->models().name == name)
-      return p;
-    known += (known.empty() ? "" : ", ") + p->models().name;
+  for (size_t i = 0; i < pipelines_.size(); ++i) {
+    if (pipelines_[i]->models().name == name)
+      return i;
+    known += (known.empty() ? "" : ", ") + pipelines_[i]->models().name;
   }
   return InvalidArgument("unknown model '" + name + "'; available: " + known);
 }
@@ -250,7 +250,7 @@ Reply Api::Info() const {
        {{"threads", config_.worker_threads},
         {"io_threads", config_.io_threads},
         {"queue_size", config_.queue_size},
-        {"numa_nodes", 1}}},
+        {"groups", config_.worker_groups}}},
       {"limits",
        {{"max_body_bytes", config_.max_body_bytes},
         {"max_image_pixels", config_.max_image_pixels},
@@ -311,7 +311,7 @@ Routed Api::OcrJson(ApiRequest& r) const {
     return Now(route, StatusReply(s));
   }
   Work work = [this, b64 = std::move(image->get_ref<std::string&>()), pipe = *pipe, options,
-               received = r.received, request_id = r.request_id](std::stop_token stop) {
+               received = r.received, request_id = r.request_id](const WorkContext& context) {
     auto bytes = DecodeBase64(b64);
     if (!bytes.ok())
       return ErrorReply(400, "invalid_base64", "image: " + bytes.status().message());
@@ -320,7 +320,9 @@ Routed Api::OcrJson(ApiRequest& r) const {
     pipeline::DocumentOptions doc_options;
     doc_options.ocr = options;
     doc_options.max_image_pixels = config_.max_image_pixels;
-    auto doc = pipeline::ReadDocument(Bytes(*bytes), *pipe, doc_options, stop);
+    doc_options.page_range = "0";  // the JSON form answers one page: a TIFF's first frame
+    auto doc = pipeline::ReadDocument(Bytes(*bytes), *context.pipelines[pipe], doc_options,
+                                      context.stop, context.runner);
     if (!doc.ok())
       return FailureReply(doc.status(), request_id);
     const pipeline::DocumentPage& page = doc->pages.front();
@@ -413,9 +415,11 @@ Routed Api::OcrForm(ApiRequest& r) const {
   doc_options.max_pdf_pages = config_.max_pdf_pages;
   doc_options.pdf_dpi = config_.pdf_dpi;
   Work work = [this, body = std::move(r.body), offset, size, pipe = *pipe, doc_options, format,
-               paginate, received = r.received, request_id = r.request_id](std::stop_token stop) {
+               paginate, received = r.received,
+               request_id = r.request_id](const WorkContext& context) {
     const std::string_view bytes = std::string_view(body).substr(offset, size);
-    auto doc = pipeline::ReadDocument(Bytes(bytes), *pipe, doc_options, stop);
+    auto doc = pipeline::ReadDocument(Bytes(bytes), *context.pipelines[pipe], doc_options,
+                                      context.stop, context.runner);
     if (!doc.ok())
       return FailureReply(doc.status(), request_id);
     return DocumentReply(*doc, format, paginate, SecondsSince(received),

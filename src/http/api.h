@@ -9,10 +9,12 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <stop_token>
 #include <string>
 #include <vector>
 
+#include "common/task_runner.h"
 #include "http/error_mapping.h"
 #include "http/metrics.h"
 #include "pipeline/document.h"
@@ -27,6 +29,7 @@ struct ApiConfig {
   std::string cors_origin;                     // "" = CORS off; "*" or one origin
   // Reported by /info.
   int worker_threads = 1;
+  int worker_groups = 1;  // one per NUMA node in use
   int io_threads = 2;
   std::size_t queue_size = 64;
   std::uint64_t max_body_bytes = 32ull << 20;
@@ -45,8 +48,16 @@ struct ApiRequest {
   std::chrono::steady_clock::time_point received;
 };
 
-// Runs on an inference worker; `stop` is requested when the deadline passes.
-using Work = std::function<Reply(std::stop_token stop)>;
+// Where a piece of work runs: on a worker of some group, with that group's copy of each model set.
+struct WorkContext {
+  std::stop_token stop;  // requested when the deadline passes
+  // The group's pipelines, in the order given to the Api. REQUIRES: live while the work runs.
+  std::span<const pipeline::Pipeline* const> pipelines;
+  TaskRunner* runner = nullptr;  // the group's workers, for a request's independent parts
+};
+
+// Runs on an inference worker.
+using Work = std::function<Reply(const WorkContext& context)>;
 
 struct Routed {
   std::string route;  // the matched route, for metrics ("/ocr", ...; "other" when none)
@@ -62,8 +73,9 @@ class Api {
     std::function<bool()> saturated;  // the queue is full
   };
 
-  // `pipelines`: the loaded model sets, the first the default. REQUIRES: pipelines and metrics
-  // outlive the Api.
+  // `pipelines`: the loaded model sets, the first the default (those of one worker group: each
+  // group has the same sets in the same order, and Work finds its group's by index).
+  // REQUIRES: pipelines and metrics outlive the Api.
   Api(ApiConfig config, std::vector<const pipeline::Pipeline*> pipelines, Metrics& metrics,
       State state);
 
@@ -80,7 +92,8 @@ class Api {
   Reply Info() const;
   Reply DocumentReply(const pipeline::DocumentResult& doc, pipeline::OutputFormat format,
                       bool paginate, double seconds, bool words) const;
-  Result<const pipeline::Pipeline*> FindPipeline(const std::string& name) const;
+  // The index of the model set called `name` ("" = the default).
+  Result<size_t> FindPipeline(const std::string& name) const;
 
   ApiConfig config_;
   std::vector<const pipeline::Pipeline*> pipelines_;

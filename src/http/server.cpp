@@ -1,8 +1,11 @@
 #include "http/server.h"
 
+#include <sys/socket.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <cerrno>
 #include <cmath>
 #include <condition_variable>
 #include <csignal>
@@ -36,6 +39,7 @@
 #include "http/api.h"
 #include "http/error_mapping.h"
 #include "http/metrics.h"
+#include "sched/scheduler.h"
 
 namespace ocr::http {
 namespace {
@@ -87,61 +91,6 @@ std::string UtcNow() {
   return out;
 }
 
-// One bounded queue in front of the workers (mutex + condition variable).
-class JobQueue {
- public:
-  using Job = std::function<void()>;
-
-  explicit JobQueue(size_t capacity) : capacity_(capacity) {}
-
-  JobQueue(const JobQueue&) = delete;
-  JobQueue& operator=(const JobQueue&) = delete;
-
-  // False (and `job` dropped) when the queue is full.
-  bool TryPush(Job job) {
-    {
-      std::lock_guard lock(mu_);
-      if (jobs_.size() >= capacity_)
-        return false;
-      jobs_.push_back(std::move(job));
-    }
-    cv_.notify_one();
-    return true;
-  }
-
-  // Blocks until a job is queued or `stop` is requested (then nullopt).
-  std::optional<Job> Pop(std::stop_token stop) {
-    std::unique_lock lock(mu_);
-    if (!cv_.wait(lock, stop, [this] { return !jobs_.empty(); }))
-      return std::nullopt;
-    Job job = std::move(jobs_.front());
-    jobs_.pop_front();
-    return job;
-  }
-
-  size_t size() {
-    std::lock_guard lock(mu_);
-    return jobs_.size();
-  }
-
-  bool full() {
-    std::lock_guard lock(mu_);
-    return jobs_.size() >= capacity_;
-  }
-
-  void Clear() {
-    std::deque<Job> dropped;
-    std::lock_guard lock(mu_);
-    dropped.swap(jobs_);
-  }
-
- private:
-  std::mutex mu_;
-  std::condition_variable_any cv_;
-  std::deque<Job> jobs_;  // guarded by mu_
-  const size_t capacity_;
-};
-
 class Session;
 
 // Request line and headers together; larger ones are refused (the connection closes).
@@ -157,20 +106,20 @@ constexpr std::string_view kTooManyConnections =
 }  // namespace
 
 struct Server::Impl {
-  Impl(ServerConfig c, std::vector<const pipeline::Pipeline*> p)
+  Impl(ServerConfig c, sched::Scheduler& s, std::vector<std::vector<const pipeline::Pipeline*>> p)
       : config(std::move(c)),
-        pipelines(std::move(p)),
+        scheduler(s),
+        group_pipelines(std::move(p)),
         strand(net::make_strand(ioc)),
         acceptor(strand),
         signals(strand, SIGINT, SIGTERM),
         drain_timer(strand),
-        queue(std::max<size_t>(config.queue_size, 1)),
         metrics([this] {
-          return Metrics::Gauges{queue.size(), static_cast<size_t>(in_flight.load()),
+          return Metrics::Gauges{scheduler.queued(), static_cast<size_t>(scheduler.busy()),
                                  static_cast<size_t>(live_sessions.load())};
         }),
-        api(MakeApiConfig(config), pipelines, metrics,
-            {[this] { return draining.load(); }, [this] { return queue.full(); }}) {
+        api(MakeApiConfig(config, scheduler), group_pipelines.front(), metrics,
+            {[this] { return draining.load(); }, [this] { return scheduler.full(); }}) {
     access_log = spdlog::get("access");
     if (!access_log) {
       access_log = spdlog::stderr_logger_mt("access");
@@ -185,17 +134,17 @@ struct Server::Impl {
   void BeginDrain();
   void PollDrain();
   void RunIo();
-  void WorkerLoop(const std::stop_token& stop);
 
-  static ApiConfig MakeApiConfig(const ServerConfig& c) {
+  static ApiConfig MakeApiConfig(const ServerConfig& c, const sched::Scheduler& s) {
     ApiConfig a;
     a.max_image_pixels = c.max_image_pixels;
     a.max_pdf_pages = c.max_pdf_pages;
     a.pdf_dpi = c.pdf_dpi;
     a.cors_origin = c.cors_origin;
-    a.worker_threads = c.worker_threads;
+    a.worker_threads = s.worker_count();
+    a.worker_groups = static_cast<int>(s.plan().size());
     a.io_threads = c.io_threads;
-    a.queue_size = c.queue_size;
+    a.queue_size = s.capacity();
     a.max_body_bytes = c.max_body_bytes;
     a.request_timeout = c.request_timeout;
     a.read_timeout = c.read_timeout;
@@ -203,8 +152,9 @@ struct Server::Impl {
   }
 
   const ServerConfig config;
-  const std::vector<const pipeline::Pipeline*> pipelines;
-  std::atomic<int> in_flight{0};  // jobs running on workers
+  sched::Scheduler& scheduler;
+  // Per worker group, the model sets in the same order (index 0 is the default).
+  const std::vector<std::vector<const pipeline::Pipeline*>> group_pipelines;
   std::shared_ptr<spdlog::logger> access_log;
   std::atomic<bool> draining{false};
   std::atomic<int> live_sessions{0};
@@ -212,16 +162,14 @@ struct Server::Impl {
   std::vector<std::weak_ptr<Session>> sessions;  // guarded by sessions_mu
   Clock::time_point drain_deadline;              // strand only
 
-  // Destroyed in reverse: workers are joined before the queue and the io_context go.
+  // Destroyed in reverse; Run() stops the scheduler's workers before the io_context goes.
   net::io_context ioc;
   net::strand<net::io_context::executor_type> strand;  // acceptor, signals, drain timer
   tcp::acceptor acceptor;
   net::signal_set signals;
   net::steady_timer drain_timer;
-  JobQueue queue;
   Metrics metrics;
   const Api api;
-  std::vector<std::jthread> workers;
 };
 
 namespace {
@@ -269,6 +217,15 @@ class Session : public std::enable_shared_from_this<Session> {
 
   // The header is in (a Content-Length over the limit already failed with body_limit).
   void OnHeader(beast::error_code ec, std::size_t bytes) {
+    if (!ec && parser_->get().count(bhttp::field::transfer_encoding) != 0 && !parser_->chunked()) {
+      // RFC 9112 6.3: a Transfer-Encoding other than chunked last leaves the body's length
+      // unknown. Framing it by Content-Length instead is how requests get smuggled past proxies.
+      Begin(parser_->get());
+      keep_alive_ = false;
+      Send(ErrorReply(400, "invalid_request",
+                      "Transfer-Encoding must end with chunked; the connection is closed"));
+      return;
+    }
     if (ec || parser_->is_done()) {
       OnRead(ec, bytes);
       return;
@@ -336,33 +293,42 @@ class Session : public std::enable_shared_from_this<Session> {
     Enqueue(std::move(routed.work));
   }
 
-  // Hands the work to the workers; its reply comes back to this strand unless the deadline
+  // Hands the work to the scheduler; its reply comes back to this strand unless the deadline
   // answered 504 first (then the work is asked to stop and its late reply is dropped).
   void Enqueue(Work work) {
     const std::uint64_t generation = ++generation_;
     auto stop = std::make_shared<std::stop_source>();
     stop_ = stop;
-    auto job = [self = shared_from_this(), work = std::move(work), stop, generation,
-                request_id = request_id_]() {
+    sched::Job job;
+    job.deadline = received_ + server_.config.request_timeout;
+    job.cancel = stop->get_token();  // the deadline answered while the job waited
+    job.run = [self = shared_from_this(), work = std::move(work), stop, generation,
+               request_id = request_id_](sched::WorkerContext& worker) {
       Reply reply;
-      if (stop->stop_requested())
-        return;  // the deadline already answered
-      self->server_.in_flight.fetch_add(1);
       try {
-        reply = work(stop->get_token());
+        reply = work(WorkContext{stop->get_token(),
+                                 self->server_.group_pipelines[static_cast<size_t>(worker.group)],
+                                 &worker.runner});
       } catch (const std::exception& e) {
         spdlog::error("request_id={} unhandled exception in worker: {}", request_id, e.what());
         reply = InternalReply();
       }
-      self->server_.in_flight.fetch_sub(1);
-      net::post(self->stream_.get_executor(), [self, generation, r = std::move(reply)]() mutable {
-        if (generation != self->generation_ || !self->busy_ || self->answered_)
-          return;
-        self->deadline_.cancel();
-        self->Send(std::move(r));
-      });
+      const bool stopped = stop->stop_requested();
+      net::post(self->stream_.get_executor(),
+                [self, generation, stopped, r = std::move(reply)]() mutable {
+                  if (generation != self->generation_ || !self->busy_ || self->answered_)
+                    return;  // the deadline answered already
+                  self->deadline_.cancel();
+                  if (stopped) {  // the client hung up: nobody to answer
+                    spdlog::info("request_id={} client closed the connection; work stopped",
+                                 self->request_id_);
+                    self->Close();
+                    return;
+                  }
+                  self->Send(std::move(r));
+                });
     };
-    if (!server_.queue.TryPush(std::move(job))) {
+    if (!server_.scheduler.Submit(std::move(job)).ok()) {
       Send(BusyReply());
       return;
     }
@@ -377,6 +343,26 @@ class Session : public std::enable_shared_from_this<Session> {
                                 std::to_string(self->server_.config.request_timeout.count()) +
                                 " s); its work was abandoned"));
     });
+    WatchForHangup(generation);
+  }
+
+  // While the work runs nobody reads the socket; a client that closes its end (or resets) would
+  // otherwise keep a worker busy for nothing. On end of stream the work is asked to stop (as
+  // nginx treats a client abort). Bytes of a pipelined request end the watch; they are read
+  // after this answer.
+  void WatchForHangup(std::uint64_t generation) {
+    stream_.socket().async_wait(
+        tcp::socket::wait_read, [self = shared_from_this(), generation](beast::error_code ec) {
+          if (ec || generation != self->generation_ || self->answered_)
+            return;
+          char byte = 0;
+          const ssize_t n =
+              ::recv(self->stream_.socket().native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+          if (n > 0 || (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)))
+            return;
+          if (auto source = self->stop_.lock())
+            source->request_stop();
+        });
   }
 
   void Begin(const Request& req) {
@@ -601,29 +587,15 @@ void Server::Impl::RunIo() {
   }
 }
 
-void Server::Impl::WorkerLoop(const std::stop_token& stop) {
-  while (auto job = queue.Pop(stop)) {
-    try {
-      (*job)();
-    } catch (const std::exception& e) {
-      spdlog::error("worker: unhandled exception: {}", e.what());
-    }
-  }
-}
-
-Server::Server(ServerConfig config, std::vector<const pipeline::Pipeline*> pipelines)
-    : impl_(std::make_unique<Impl>(std::move(config), std::move(pipelines))) {}
+Server::Server(ServerConfig config, sched::Scheduler& scheduler,
+               std::vector<std::vector<const pipeline::Pipeline*>> group_pipelines)
+    : impl_(std::make_unique<Impl>(std::move(config), scheduler, std::move(group_pipelines))) {}
 
 Server::~Server() = default;
 
 Status Server::Run() {
   Impl& s = *impl_;
-  if (s.pipelines.empty())
-    return InvalidArgument("no model sets to serve");
   OCR_RETURN_IF_ERROR(s.Listen());
-  for (int i = 0; i < std::max(1, s.config.worker_threads); ++i) {
-    s.workers.emplace_back([&s](std::stop_token stop) { s.WorkerLoop(stop); });
-  }
   net::dispatch(s.strand, [&s] {
     s.DoAccept();
     s.signals.async_wait(beast::bind_front_handler(&Server::Impl::OnSignal, &s));
@@ -634,10 +606,7 @@ Status Server::Run() {
       io.emplace_back([&s] { s.RunIo(); });
     s.RunIo();
   }
-  for (auto& worker : s.workers)
-    worker.request_stop();
-  s.workers.clear();  // joins; a job already running finishes first
-  s.queue.Clear();
+  s.scheduler.Stop();  // drops queued jobs; a job already running finishes first
   spdlog::info("stopped");
   return Status::Ok();
 }

@@ -1,6 +1,6 @@
 // The HTTP server (spec/API.md section 3): Beast in the completion-handler style, a few I/O
-// threads for sockets, parsing and serialization, and a fixed pool of workers behind one bounded
-// queue for decoding and inference. Routes: POST /ocr and /ocr_api (JSON form), GET /healthz,
+// threads for sockets, parsing and serialization; decoding and inference run on the scheduler's
+// workers (sched/scheduler.h). Routes: POST /ocr and /ocr_api (JSON form), GET /healthz,
 // GET /readyz. SIGTERM/SIGINT drain: readyz turns 503, accepting stops, in-flight requests finish
 // (bounded by drain_timeout), then Run() returns; a second signal stops at once.
 // Thread-safety: construct and Run() from one thread; Run() blocks until shut down.
@@ -14,6 +14,7 @@
 
 #include "common/status.h"
 #include "pipeline/pipeline.h"
+#include "sched/scheduler.h"
 
 namespace ocr::http {
 
@@ -21,8 +22,6 @@ struct ServerConfig {
   std::string host = "0.0.0.0";  // address to bind (IPv4 or IPv6 literal)
   std::uint16_t port = 5005;     // 0 = an ephemeral port, logged as "listening on HOST:PORT"
   int io_threads = 2;            // threads running socket I/O
-  int worker_threads = 1;        // inference workers
-  size_t queue_size = 64;        // jobs waiting for a worker; beyond it 503 server_busy
   std::uint64_t max_body_bytes = 32ull << 20;  // request bodies over this get 413
   std::int64_t max_image_pixels = 50'000'000;  // width x height, checked from the header
   int max_pdf_pages = 200;                     // longer PDFs: 422 too_many_pages
@@ -36,9 +35,12 @@ struct ServerConfig {
 
 class Server {
  public:
-  // `pipelines` are the loaded model sets, the first the default; each is addressed by
-  // pipeline->models().name. REQUIRES: every pipeline outlives the server.
-  Server(ServerConfig config, std::vector<const pipeline::Pipeline*> pipelines);
+  // Work runs on `scheduler` (its queue bounds waiting requests: when full, 503 server_busy).
+  // `group_pipelines[g]` are worker group g's model sets, the same names in the same order in
+  // every group, the first the default; a set is addressed by pipeline->models().name.
+  // REQUIRES: the scheduler and every pipeline outlive the server. Run() stops the scheduler.
+  Server(ServerConfig config, sched::Scheduler& scheduler,
+         std::vector<std::vector<const pipeline::Pipeline*>> group_pipelines);
   ~Server();
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;

@@ -1,12 +1,20 @@
 #include "image/decode.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <limits>
 #include <new>
+#include <set>
 #include <string>
+#include <system_error>
 #include <utility>
+#include <vector>
 
 #include <opencv2/core.hpp>
 #include <opencv2/core/utils/logger.hpp>
@@ -343,18 +351,22 @@ class TiffReader {
   bool big_endian_;
 };
 
-Result<Dims> ProbeTiff(Bytes b) {
-  if (!Has(b, 0, 8)) {
-    return Truncated(Format::kTiff, "inside the header");
-  }
+// The IFD of frame `frame` is named in messages as a person counts frames: "the first IFD" for
+// frame 0 (most TIFFs have one), else "the IFD of frame N" (N from 0, as pages are numbered).
+std::string IfdName(int frame) {
+  return frame == 0 ? "first IFD" : "IFD of frame " + std::to_string(frame);
+}
+
+// REQUIRES: Has(b, 0, 8). Reads ImageWidth and ImageLength from the IFD at offset `ifd`.
+Result<Dims> ProbeTiffIfd(Bytes b, std::size_t ifd, int frame) {
   const TiffReader in(b, /*big_endian=*/b[0] == 'M');
-  const std::size_t ifd = in.U32(4);
+  const std::string name = IfdName(frame);
   if (!Has(b, ifd, 2)) {
-    return Truncated(Format::kTiff, "before the first IFD");
+    return Truncated(Format::kTiff, "before the " + name);
   }
   const std::uint32_t entries = in.U16(ifd);
   if (entries == 0) {
-    return Malformed(Format::kTiff, "first IFD is empty");
+    return Malformed(Format::kTiff, name + " is empty");
   }
   std::int64_t width = -1;
   std::int64_t height = -1;
@@ -364,7 +376,7 @@ Result<Dims> ProbeTiff(Bytes b) {
     // left-justified, so it starts at offset 8 in either byte order.
     const std::size_t entry = ifd + 2 + std::size_t{12} * i;
     if (!Has(b, entry, 12)) {
-      return Truncated(Format::kTiff, "inside the first IFD");
+      return Truncated(Format::kTiff, "inside the " + name);
     }
     const std::uint32_t tag = in.U16(entry);
     if (tag != 256 && tag != 257) {
@@ -384,10 +396,54 @@ Result<Dims> ProbeTiff(Bytes b) {
     (tag == 256 ? width : height) = value;
   }
   if (width < 0 || height < 0) {
-    return Malformed(Format::kTiff, std::string("first IFD has no ") +
-                                        (width < 0 ? "ImageWidth" : "ImageLength") + " tag");
+    return Malformed(Format::kTiff,
+                     name + " has no " + (width < 0 ? "ImageWidth" : "ImageLength") + " tag");
   }
   return Dims{width, height};
+}
+
+Result<Dims> ProbeTiff(Bytes b) {
+  if (!Has(b, 0, 8)) {
+    return Truncated(Format::kTiff, "inside the header");
+  }
+  return ProbeTiffIfd(b, TiffReader(b, b[0] == 'M').U32(4), 0);
+}
+
+// A probed size that no decoder would accept is corruption, not an image.
+Status CheckDims(Format format, const Dims& dims) {
+  if (dims.width <= 0 || dims.height <= 0) {
+    return Malformed(format, "width or height is zero");
+  }
+  if (dims.width > kMaxInt || dims.height > kMaxInt) {
+    return Malformed(format, "width or height does not fit in 31 bits");
+  }
+  return Status::Ok();
+}
+
+// The frames of a TIFF: the readable IFDs met following the next-IFD links from the header's
+// (SubIFDs are not frames), at most `max_frames` of them. Like libtiff's directory walk, the
+// walk ends at a link of 0 or at the first link that leads to no readable IFD (out of the file,
+// back to an IFD already met, or an IFD without a usable size), so a one-frame file with a stray
+// link reads as it always did, and a hostile chain costs at most `max_frames` IFD probes.
+// Returns each frame's size, as its IFD declares it.
+// REQUIRES: ProbeImage(b) succeeded on this TIFF (its first IFD is readable).
+std::vector<Dims> TiffFrames(Bytes b, std::size_t max_frames) {
+  const TiffReader in(b, /*big_endian=*/b[0] == 'M');
+  std::vector<Dims> frames;
+  std::set<std::size_t> seen;
+  for (std::size_t ifd = in.U32(4); frames.size() < max_frames && seen.insert(ifd).second;) {
+    const Result<Dims> dims = ProbeTiffIfd(b, ifd, static_cast<int>(frames.size()));
+    if (!dims.ok() || !CheckDims(Format::kTiff, *dims).ok()) {
+      break;
+    }
+    frames.push_back(*dims);
+    const std::size_t next_field = ifd + 2 + std::size_t{12} * in.U16(ifd);
+    if (!Has(b, next_field, 4) || in.U32(next_field) == 0) {
+      break;
+    }
+    ifd = in.U32(next_field);
+  }
+  return frames;
 }
 
 // ---- Decoding.
@@ -457,12 +513,90 @@ Result<cv::Mat> ToBgr8(cv::Mat image, Format format) {
   }
 }
 
-Status TooLarge(std::int64_t width, std::int64_t height, std::int64_t max_pixels) {
+// kImageTooLarge when width x height is over `max_pixels`.
+// REQUIRES: both in [0, 2^31), so that the product cannot overflow.
+Status CheckPixels(std::int64_t width, std::int64_t height, std::int64_t max_pixels) {
+  if (width * height <= max_pixels) {
+    return Status::Ok();
+  }
   return {StatusCode::kImageTooLarge,
           "image is " + std::to_string(width) + "x" + std::to_string(height) + " = " +
               std::to_string(width * height) + " pixels, over the limit of " +
               std::to_string(max_pixels)};
 }
+
+// Runs `decode` (an OpenCV decoder call that returns an empty Mat when it rejects the data) and
+// makes what it returns continuous CV_8UC3 under the pixel limit. OpenCV's exceptions and running
+// out of memory become statuses.
+template <typename Decode>
+Result<cv::Mat> DecodeWith(Format format, std::int64_t max_pixels, Decode decode) {
+  try {
+    OCR_ASSIGN_OR_RETURN(cv::Mat decoded, decode());
+    if (decoded.empty()) {
+      return Malformed(format, "the decoder rejected the data");
+    }
+    // Belt and braces for a decoder that disagrees with the probe: never hand on more pixels
+    // than allowed, even though the memory was already spent.
+    OCR_RETURN_IF_ERROR(CheckPixels(decoded.cols, decoded.rows, max_pixels));
+    OCR_ASSIGN_OR_RETURN(cv::Mat bgr, ToBgr8(std::move(decoded), format));
+    if (!bgr.isContinuous()) {
+      bgr = bgr.clone();
+    }
+    return bgr;
+  } catch (const cv::Exception& e) {
+    // e.err is OpenCV's one-line reason; what() adds source paths a client has no use for.
+    return Malformed(format, "the decoder failed: " + e.err);
+  } catch (const std::bad_alloc&) {
+    return Status(StatusCode::kResourceExhausted, "out of memory while decoding the image");
+  }
+}
+
+// An anonymous in-memory file (memfd) holding a copy of some bytes, readable by path through
+// /proc/self/fd. OpenCV 4.6 reads the frames of a TIFF after the first only from a file
+// (imreadmulti; there is no imdecodemulti), and the container's root file system is read-only,
+// so nothing may go to disk. Each path open gets its own file offset, so concurrent readers are
+// safe. Not copyable: it owns the descriptor.
+class MemoryFile {
+ public:
+  // Errors: kInternal (the kernel refused the memfd or the copy into it).
+  static Result<MemoryFile> Create(Bytes bytes) {
+    MemoryFile file(memfd_create("onnxocr-frames", MFD_CLOEXEC));
+    if (file.fd_ < 0) {
+      return Internal("memfd_create failed: " + std::generic_category().message(errno));
+    }
+    for (std::size_t done = 0; done < bytes.size();) {
+      const ssize_t n = write(file.fd_, bytes.data() + done, bytes.size() - done);
+      if (n < 0 && errno == EINTR) {
+        continue;
+      }
+      if (n <= 0) {
+        return Internal("writing the in-memory file failed: " +
+                        std::generic_category().message(errno));
+      }
+      done += static_cast<std::size_t>(n);
+    }
+    return file;
+  }
+
+  MemoryFile(MemoryFile&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+
+  MemoryFile(const MemoryFile&) = delete;
+  MemoryFile& operator=(const MemoryFile&) = delete;
+  MemoryFile& operator=(MemoryFile&&) = delete;
+
+  ~MemoryFile() {
+    if (fd_ >= 0) {
+      close(fd_);
+    }
+  }
+
+  std::string path() const { return "/proc/self/fd/" + std::to_string(fd_); }
+
+ private:
+  explicit MemoryFile(int fd) : fd_(fd) {}
+
+  int fd_;
+};
 
 }  // namespace
 
@@ -545,14 +679,8 @@ Result<ImageInfo> ProbeImage(Bytes bytes) {
   if (!dims.ok()) {
     return dims.status();
   }
-  const auto [width, height] = *dims;
-  if (width <= 0 || height <= 0) {
-    return Malformed(format, "width or height is zero");
-  }
-  if (width > kMaxInt || height > kMaxInt) {
-    return Malformed(format, "width or height does not fit in 31 bits");
-  }
-  return ImageInfo{format, static_cast<int>(width), static_cast<int>(height)};
+  OCR_RETURN_IF_ERROR(CheckDims(format, *dims));
+  return ImageInfo{format, static_cast<int>(dims->width), static_cast<int>(dims->height)};
 }
 
 Result<cv::Mat> DecodeImage(Bytes bytes, const DecodeOptions& options) {
@@ -560,10 +688,7 @@ Result<cv::Mat> DecodeImage(Bytes bytes, const DecodeOptions& options) {
   // Refused from the header alone, before OpenCV allocates anything: a few hundred bytes can
   // declare 60000 x 60000 pixels. The probe reads the same header fields the decoders read, so
   // the size checked here is the size that would be decoded.
-  const std::int64_t pixels = std::int64_t{info.width} * info.height;
-  if (pixels > options.max_pixels) {
-    return TooLarge(info.width, info.height, options.max_pixels);
-  }
+  OCR_RETURN_IF_ERROR(CheckPixels(info.width, info.height, options.max_pixels));
   if (bytes.size() > static_cast<std::size_t>(kMaxInt)) {
     return Malformed(info.format, "file is over 2 GiB");  // cv::Mat sizes are int
   }
@@ -572,31 +697,54 @@ Result<cv::Mat> DecodeImage(Bytes bytes, const DecodeOptions& options) {
     OCR_RETURN_IF_ERROR(CheckJpegIsComplete(bytes));
   }
 
-  try {
+  return DecodeWith(info.format, options.max_pixels, [&]() -> Result<cv::Mat> {
     // A header over the caller's bytes, no copy. imdecode only reads its input; the const_cast
     // exists because cv::Mat has no constructor taking a const pointer.
     const cv::Mat encoded(1, static_cast<int>(bytes.size()), CV_8UC1,
                           const_cast<std::uint8_t*>(bytes.data()));  // NOLINT
-    cv::Mat decoded = cv::imdecode(encoded, ImreadFlags(info.format));
-    if (decoded.empty()) {
-      return Malformed(info.format, "the decoder rejected the data");
-    }
-    // Belt and braces for a decoder that disagrees with the probe: never hand on more pixels
-    // than allowed, even though the memory was already spent.
-    if (static_cast<std::int64_t>(decoded.total()) > options.max_pixels) {
-      return TooLarge(decoded.cols, decoded.rows, options.max_pixels);
-    }
-    OCR_ASSIGN_OR_RETURN(cv::Mat bgr, ToBgr8(std::move(decoded), info.format));
-    if (!bgr.isContinuous()) {
-      bgr = bgr.clone();
-    }
-    return bgr;
-  } catch (const cv::Exception& e) {
-    // e.err is OpenCV's one-line reason; what() adds source paths a client has no use for.
-    return Malformed(info.format, "the decoder failed: " + e.err);
-  } catch (const std::bad_alloc&) {
-    return Status(StatusCode::kResourceExhausted, "out of memory while decoding the image");
+    return cv::imdecode(encoded, ImreadFlags(info.format));
+  });
+}
+
+Result<int> CountFrames(Bytes bytes, int max_frames) {
+  OCR_ASSIGN_OR_RETURN(const ImageInfo info, ProbeImage(bytes));
+  if (info.format != Format::kTiff) {
+    return 1;
   }
+  const auto limit = static_cast<std::size_t>(std::max(max_frames, 0)) + 1;
+  return static_cast<int>(TiffFrames(bytes, limit).size());
+}
+
+Result<cv::Mat> DecodeFrame(Bytes bytes, int frame, const DecodeOptions& options) {
+  if (frame < 0) {
+    return InvalidArgument("frame numbers start at 0");
+  }
+  if (frame == 0) {
+    return DecodeImage(bytes, options);
+  }
+  OCR_ASSIGN_OR_RETURN(const ImageInfo info, ProbeImage(bytes));
+  std::vector<Dims> frames;
+  if (info.format == Format::kTiff) {
+    frames = TiffFrames(bytes, static_cast<std::size_t>(frame) + 1);
+  }
+  if (frames.size() <= static_cast<std::size_t>(frame)) {
+    const std::size_t count = info.format == Format::kTiff ? frames.size() : 1;
+    return InvalidArgument("frame " + std::to_string(frame) + " does not exist: the image has " +
+                           std::to_string(count) + " frame(s), from 0");
+  }
+  // The frame's own IFD decides, as the first one does for DecodeImage: frames of one file may
+  // differ in size.
+  const Dims dims = frames.back();
+  OCR_RETURN_IF_ERROR(CheckPixels(dims.width, dims.height, options.max_pixels));
+  return DecodeWith(Format::kTiff, options.max_pixels, [&]() -> Result<cv::Mat> {
+    OCR_ASSIGN_OR_RETURN(const MemoryFile file, MemoryFile::Create(bytes));
+    std::vector<cv::Mat> decoded;
+    if (!cv::imreadmulti(file.path(), decoded, frame, 1, ImreadFlags(Format::kTiff)) ||
+        decoded.size() != 1) {
+      return cv::Mat();
+    }
+    return std::move(decoded.front());
+  });
 }
 
 void QuietCodecWarnings() {

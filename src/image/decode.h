@@ -1,6 +1,8 @@
 // Bytes in memory -> 8-bit BGR cv::Mat. Probing reads only the header, so an image whose
-// declared size is over the pixel limit is refused before any pixel memory is allocated.
-// Thread-safety: pure functions, safe from any thread.
+// declared size is over the pixel limit is refused before any pixel memory is allocated. A TIFF
+// may hold several frames (pages of a scan): they are counted from the file structure and
+// decoded one at a time, each under the pixel limit.
+// Thread-safety: pure functions, safe from any thread (frames of one file in parallel too).
 #pragma once
 
 #include <cstdint>
@@ -36,12 +38,29 @@ struct DecodeOptions {
   std::int64_t max_pixels = 50'000'000;
 };
 
-// Decodes JPEG, PNG, WebP, BMP or TIFF (first frame) into CV_8UC3 BGR: a JPEG's EXIF orientation
-// is applied (OpenCV 4.6 reads it for JPEG only), gray is expanded, alpha is composited onto
-// white, 16-bit samples are scaled to 8 bit.
-// Errors: those of ProbeImage, plus kImageTooLarge (over options.max_pixels),
-// kUndecodableImage (the decoder rejects the data) and kResourceExhausted (out of memory).
+// Decodes JPEG, PNG, WebP, BMP or TIFF (first frame; see DecodeFrame) into CV_8UC3 BGR: a JPEG's
+// EXIF orientation is applied (OpenCV 4.6 reads it for JPEG only), gray is expanded, alpha is
+// composited onto white, 16-bit samples are scaled to 8 bit. Errors: those of ProbeImage, plus
+// kImageTooLarge (over options.max_pixels), kUndecodableImage (the decoder rejects the data) and
+// kResourceExhausted (out of memory).
 Result<cv::Mat> DecodeImage(std::span<const std::uint8_t> bytes, const DecodeOptions& options = {});
+
+// The number of frames in `bytes`: a TIFF's readable IFDs, found by following its IFD chain
+// without decoding pixels; 1 for the other formats. As libtiff's directory walk, the chain ends
+// at the first link to no readable IFD (out of the file, looping back, no usable size), so a
+// one-frame TIFF with a stray link is still one frame.
+// Walks at most max_frames + 1 IFDs: a result over `max_frames` means "more than max_frames".
+// Errors: those of ProbeImage.
+Result<int> CountFrames(std::span<const std::uint8_t> bytes, int max_frames);
+
+// Decodes frame `frame` (from 0) of `bytes` the way DecodeImage decodes an image: frame 0 is
+// exactly DecodeImage(bytes, options), and a later TIFF frame is refused from its own IFD when
+// over options.max_pixels, then decoded with the same flags and conversions. Each call walks the
+// IFD chain and copies the bytes into an in-memory file (no disk), cheap next to OCR of a page.
+// Errors: those of DecodeImage, plus kInvalidArgument (no such frame) and kInternal (the kernel
+// refused the in-memory file).
+Result<cv::Mat> DecodeFrame(std::span<const std::uint8_t> bytes, int frame,
+                            const DecodeOptions& options = {});
 
 // Keeps OpenCV's codec warnings (one per bad upload) off stderr. Call once at start-up.
 void QuietCodecWarnings();

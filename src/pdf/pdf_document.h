@@ -35,8 +35,9 @@ struct PdfLimits {
 // A text layer is whatever the file's author put there: it can differ from what the page shows.
 struct TextLayerPage {
   // One per text line (poppler's words grouped into lines: same row, adjacent), in poppler's
-  // reading order, confidence 1.0. Boxes are clipped to the page; a line on a rotated page (or
-  // rotated text) has its quad starting at the top-left corner of the text as it is read.
+  // reading order, confidence 1.0, each with its words (text, box, confidence 1.0) in reading
+  // order. Boxes are clipped to the page; a line or word on a rotated page (or rotated text) has
+  // its quad starting at the top-left corner of the text as it is read.
   std::vector<pipeline::TextLine> lines;
   // False for scans: no text, or only whitespace / unmapped glyphs (U+FFFD, private use, controls).
   bool usable = false;

@@ -1,7 +1,10 @@
 #include "pipeline/document.h"
 
 #include <charconv>
+#include <mutex>
+#include <numeric>
 #include <set>
+#include <utility>
 
 #include "image/decode.h"
 
@@ -12,77 +15,119 @@ std::string PageSeparator(int page) {
   return "\n{" + std::to_string(page) + "}" + std::string(48, '-') + "\n\n";
 }
 
-Result<DocumentResult> ReadImage(std::span<const std::uint8_t> bytes, const Pipeline& pipeline,
-                                 const DocumentOptions& options, const std::stop_token& stop) {
-  if (!options.page_range.empty()) {
-    OCR_RETURN_IF_ERROR(ParsePageRange(options.page_range, 1).status());
-  }
-  image::DecodeOptions decode;
-  decode.max_pixels = options.max_image_pixels;
-  OCR_ASSIGN_OR_RETURN(cv::Mat image, image::DecodeImage(bytes, decode));
-  if (stop.stop_requested())
-    return Cancelled();
-  OCR_ASSIGN_OR_RETURN(OcrResult ocr, pipeline.Run(image, options.ocr, stop));
+// The pages of a `page_count`-page document that options.page_range selects (all when empty).
+Result<std::vector<int>> SelectPages(const DocumentOptions& options, int page_count) {
+  if (!options.page_range.empty())
+    return ParsePageRange(options.page_range, page_count);
+  std::vector<int> pages(static_cast<std::size_t>(page_count));
+  std::iota(pages.begin(), pages.end(), 0);
+  return pages;
+}
+
+// What reading any page needs.
+struct PageContext {
+  const Pipeline& pipeline;
+  const DocumentOptions& options;
+  const std::stop_token& stop;
+  TaskRunner& runner;
+};
+
+// Reads the selected pages of a `page_count`-page document, `read_page(p)` reading one. Pages are
+// independent, so idle workers of the group take some (and a page's batches may spread further);
+// the result keeps page order. A page not started before `stop` is requested is not read.
+template <typename ReadPage>
+Result<DocumentResult> ReadPages(int page_count, const PageContext& context, ReadPage read_page) {
+  OCR_ASSIGN_OR_RETURN(const std::vector<int> pages, SelectPages(context.options, page_count));
+  std::vector<Result<DocumentPage>> read(pages.size(), Result<DocumentPage>(Cancelled()));
+  context.runner.ParallelFor(pages.size(), [&](size_t i) {
+    if (!context.stop.stop_requested())
+      read[i] = read_page(pages[i]);
+  });
   DocumentResult doc;
-  doc.page_count = 1;
-  doc.pages.push_back({0, image.cols, image.rows, false, std::move(ocr.lines), ocr.times});
+  doc.page_count = page_count;
+  for (Result<DocumentPage>& page : read) {
+    if (!page.ok())
+      return page.status();
+    doc.pages.push_back(std::move(page).value());
+  }
   return doc;
 }
 
-Result<DocumentResult> ReadPdf(std::span<const std::uint8_t> bytes, const Pipeline& pipeline,
-                               const DocumentOptions& options, const std::stop_token& stop) {
+// OCRs one page image (an image, a TIFF frame or a rendered PDF page) into page `page`.
+Result<DocumentPage> OcrPage(int page, const cv::Mat& image, const PageContext& context) {
+  OCR_ASSIGN_OR_RETURN(OcrResult ocr, context.pipeline.Run(image, context.options.ocr, context.stop,
+                                                           &context.runner));
+  return DocumentPage{page, image.cols, image.rows, false, std::move(ocr.lines), ocr.times};
+}
+
+// An image is one page; a multi-frame TIFF has one page per frame, under the PDF page limit.
+Result<DocumentResult> ReadImage(std::span<const std::uint8_t> bytes, const PageContext& context) {
+  const DocumentOptions& options = context.options;
+  OCR_ASSIGN_OR_RETURN(const int frames, image::CountFrames(bytes, options.max_pdf_pages));
+  if (frames > options.max_pdf_pages) {
+    const std::string limit = std::to_string(options.max_pdf_pages);
+    return Status(StatusCode::kTooManyPages,
+                  "the TIFF has more than " + limit + " frames; each frame is a page, and " +
+                      "--max-pdf-pages (" + limit + ") caps TIFF frames as it caps PDF pages");
+  }
+  image::DecodeOptions decode;
+  decode.max_pixels = options.max_image_pixels;
+  return ReadPages(frames, context, [&](int frame) -> Result<DocumentPage> {
+    OCR_ASSIGN_OR_RETURN(const cv::Mat image, image::DecodeFrame(bytes, frame, decode));
+    return OcrPage(frame, image, context);
+  });
+}
+
+// One PDF page: from its text layer when that is usable and force_ocr is off, else rendered and
+// OCR'd. poppler is not thread-safe, so `document_mu` serializes everything that touches the
+// document; OCR of rendered pages runs in parallel.
+Result<DocumentPage> ReadPdfPage(const pdf::PdfDocument& document, std::mutex& document_mu, int p,
+                                 const PageContext& context) {
+  std::unique_lock lock(document_mu);
+  if (!context.options.force_ocr) {
+    OCR_ASSIGN_OR_RETURN(pdf::TextLayerPage layer, document.TextLayer(p));
+    if (layer.usable) {
+      OCR_ASSIGN_OR_RETURN(const cv::Size size, document.PageSize(p));
+      // Text-layer lines always know their words; like OCR'd lines, they carry them on request.
+      if (!context.options.ocr.word_boxes) {
+        for (TextLine& line : layer.lines)
+          line.words.clear();
+      }
+      return DocumentPage{p, size.width, size.height, true, std::move(layer.lines), {}};
+    }
+  }
+  OCR_ASSIGN_OR_RETURN(const cv::Mat image, document.RenderPage(p));
+  lock.unlock();
+  return OcrPage(p, image, context);
+}
+
+Result<DocumentResult> ReadPdf(std::span<const std::uint8_t> bytes, const PageContext& context) {
+  const DocumentOptions& options = context.options;
   pdf::PdfLimits limits;
   limits.max_pages = options.max_pdf_pages;
   limits.dpi = options.pdf_dpi;
   limits.max_page_pixels = options.max_image_pixels;
-  OCR_ASSIGN_OR_RETURN(auto document, pdf::PdfDocument::Open(bytes, limits));
-  DocumentResult doc;
-  doc.page_count = document->page_count();
-  std::vector<int> pages;
-  if (options.page_range.empty()) {
-    for (int p = 0; p < doc.page_count; ++p)
-      pages.push_back(p);
-  } else {
-    OCR_ASSIGN_OR_RETURN(pages, ParsePageRange(options.page_range, doc.page_count));
-  }
-  for (int p : pages) {
-    if (stop.stop_requested())
-      return Cancelled();
-    DocumentPage page;
-    page.page = p;
-    OCR_ASSIGN_OR_RETURN(cv::Size size, document->PageSize(p));
-    page.width = size.width;
-    page.height = size.height;
-    if (!options.force_ocr) {
-      OCR_ASSIGN_OR_RETURN(pdf::TextLayerPage layer, document->TextLayer(p));
-      if (layer.usable) {
-        page.from_text_layer = true;
-        page.lines = std::move(layer.lines);
-        doc.pages.push_back(std::move(page));
-        continue;
-      }
-    }
-    OCR_ASSIGN_OR_RETURN(cv::Mat image, document->RenderPage(p));
-    OCR_ASSIGN_OR_RETURN(OcrResult ocr, pipeline.Run(image, options.ocr, stop));
-    page.lines = std::move(ocr.lines);
-    page.times = ocr.times;
-    doc.pages.push_back(std::move(page));
-  }
-  return doc;
+  OCR_ASSIGN_OR_RETURN(const auto document, pdf::PdfDocument::Open(bytes, limits));
+  std::mutex document_mu;
+  return ReadPages(document->page_count(), context,
+                   [&](int p) { return ReadPdfPage(*document, document_mu, p, context); });
 }
 
 }  // namespace
 
 Result<DocumentResult> ReadDocument(std::span<const std::uint8_t> bytes, const Pipeline& pipeline,
-                                    const DocumentOptions& options, std::stop_token stop) {
+                                    const DocumentOptions& options, const std::stop_token& stop,
+                                    TaskRunner* runner) {
+  InlineTaskRunner inline_runner;
+  const PageContext context{pipeline, options, stop, runner ? *runner : inline_runner};
   switch (image::SniffFormat(bytes)) {
     case image::Format::kPdf:
-      return ReadPdf(bytes, pipeline, options, stop);
+      return ReadPdf(bytes, context);
     case image::Format::kUnknown:
       return Status(StatusCode::kUnsupportedMediaType,
                     "the file is neither a supported image (JPEG, PNG, WebP, BMP, TIFF) nor a PDF");
     default:
-      return ReadImage(bytes, pipeline, options, stop);
+      return ReadImage(bytes, context);
   }
 }
 

@@ -1,6 +1,7 @@
-// Documents: an image (one page) or a PDF (many), read page by page. A PDF page with a usable
-// text layer takes its lines from there (source "text_layer") unless force_ocr is set; other
-// pages are rendered and OCR'd (source "ocr"). Boxes are in the page's pixel coordinates (the
+// Documents: an image (one page), a multi-frame TIFF (one page per frame) or a PDF (many), read
+// page by page. A PDF page with a usable text layer takes its lines from there (source
+// "text_layer", with their words) unless force_ocr is set; other pages are rendered and OCR'd
+// (source "ocr"), as are images and TIFF frames. Boxes are in the page's pixel coordinates (the
 // image's, or the rendering's at the PDF resolution) either way, so results look alike.
 // Shared by the HTTP API and `onnxocr run`. Thread-safety: pure functions over a const Pipeline.
 #pragma once
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "common/task_runner.h"
 #include "pdf/pdf_document.h"
 #include "pipeline/layout.h"
 #include "pipeline/pipeline.h"
@@ -24,7 +26,7 @@ struct DocumentOptions {
   bool force_ocr = false;                      // OCR PDF pages even where they have a text layer
   std::string page_range;                      // "" = every page; else as ParsePageRange
   std::int64_t max_image_pixels = 50'000'000;  // images, and each rendered PDF page
-  int max_pdf_pages = 200;
+  int max_pdf_pages = 200;                     // PDF pages, and frames of a TIFF
   double pdf_dpi = 200;
 };
 
@@ -43,11 +45,13 @@ struct DocumentResult {
 };
 
 // Reads `bytes` (an image or a PDF, told apart by magic bytes).
-// Errors: kUnsupportedMediaType (neither), the image errors of DecodeImage, kInvalidPdf,
-// kEncryptedPdf, kTooManyPages, kImageTooLarge (a page), kInvalidArgument (page_range),
-// kCancelled (stop requested), kInternal (inference).
+// Errors: kUnsupportedMediaType (neither), the image errors of DecodeFrame, kInvalidPdf,
+// kEncryptedPdf, kTooManyPages (PDF pages or TIFF frames), kImageTooLarge (a page or frame),
+// kInvalidArgument (page_range), kCancelled (stop requested), kInternal (inference).
+// Pages, and the batches within a page, run on `runner` (null: all on the calling thread).
 Result<DocumentResult> ReadDocument(std::span<const std::uint8_t> bytes, const Pipeline& pipeline,
-                                    const DocumentOptions& options, std::stop_token stop = {});
+                                    const DocumentOptions& options,
+                                    const std::stop_token& stop = {}, TaskRunner* runner = nullptr);
 
 // The document as text, Markdown or HTML, page after page; with `paginate`, each page is preceded
 // by the separator of spec/API.md ("\n{N}" + 48 dashes + "\n\n").

@@ -10,6 +10,7 @@
 #include <opencv2/core/mat.hpp>
 
 #include "common/status.h"
+#include "common/task_runner.h"
 #include "pipeline/cls/text_classifier.h"
 #include "pipeline/det/text_detector.h"
 #include "pipeline/model_set.h"
@@ -42,12 +43,18 @@ class Pipeline {
 
   const ModelSet& models() const { return models_; }
 
+  // Runs every model once on a small rendered page, so ONNX Runtime's first-run costs are paid
+  // before the first request. Errors: kModelLoadFailed when a model fails (a graph that loads
+  // but cannot run), naming its file.
+  Status WarmUp() const;
+
   // REQUIRES: image is CV_8UC3 and not empty; options are valid (ValidateOptions).
   // `stop` is checked between stages and batches: once requested (a deadline passed, the client
-  // left) the call returns kCancelled and frees its thread.
+  // left) the call returns kCancelled and frees its thread. Independent batches run on `runner`
+  // (null: all on the calling thread).
   // Errors: kInternal when inference fails; kCancelled.
   Result<OcrResult> Run(const cv::Mat& image, const OcrOptions& options,
-                        std::stop_token stop = {}) const;
+                        const std::stop_token& stop = {}, TaskRunner* runner = nullptr) const;
 
  private:
   const ModelSet& models_;

@@ -36,7 +36,8 @@ struct TextLine {
 
 namespace ocr::pipeline {
 
-// Milliseconds spent in each stage of one image, summed over batches. Filled by Pipeline::Run
+// Milliseconds spent in each stage of one image, summed over batches (which may run on several
+// threads at once, so the sum can exceed the wall time). Filled by Pipeline::Run
 // for the bench command, /metrics and the access log.
 struct StageTimes {
   double det_pre_ms = 0;
@@ -51,6 +52,22 @@ struct StageTimes {
   int det_calls = 0;
   int cls_calls = 0;
   int rec_calls = 0;
+
+  StageTimes& operator+=(const StageTimes& o) {
+    det_pre_ms += o.det_pre_ms;
+    det_infer_ms += o.det_infer_ms;
+    det_post_ms += o.det_post_ms;
+    crop_ms += o.crop_ms;
+    cls_pre_ms += o.cls_pre_ms;
+    cls_infer_ms += o.cls_infer_ms;
+    rec_pre_ms += o.rec_pre_ms;
+    rec_infer_ms += o.rec_infer_ms;
+    ctc_ms += o.ctc_ms;
+    det_calls += o.det_calls;
+    cls_calls += o.cls_calls;
+    rec_calls += o.rec_calls;
+    return *this;
+  }
 };
 
 }  // namespace ocr::pipeline

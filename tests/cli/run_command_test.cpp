@@ -3,13 +3,18 @@
 #include <unistd.h>
 
 #include <array>
+#include <filesystem>
 #include <fstream>
+#include <numeric>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "image/test_images.h"
+#include "pdf/test_documents.h"
 #include "pdf/test_pdfs.h"
 #include "support/render_text.h"
 #include "support/test_paths.h"
@@ -181,6 +186,116 @@ TEST(RunCommandTest, ReadsPdfsPageByPageInMarkdownAndJson) {
   ASSERT_EQ(j["pages"].size(), 1u);
   EXPECT_EQ(j["pages"][0]["source"], "text_layer");
   EXPECT_EQ(j["results"][0]["text"], "Chapter two");
+}
+
+}  // namespace
+}  // namespace ocr::cli
+
+// End to end: the test documents of pdf/test_documents.h in every output format, as the API
+// tests read them too.
+namespace ocr::cli {
+namespace {
+
+namespace pt = pdf::testing;
+
+class RunDocumentTest : public ::testing::Test {
+ protected:
+  static void TearDownTestSuite() { pt::RemoveTempFolder(); }
+
+  void SetUp() override {
+    std::string missing;
+    if (!pt::HaveTools(&missing))
+      GTEST_SKIP() << "PDF tools missing: " << missing;
+  }
+
+  // `onnxocr run` with `args` then the file; stdout, after checking the exit code is 0.
+  static std::string RunOk(std::vector<std::string> args, const std::filesystem::path& file) {
+    args.insert(args.begin(), "run");
+    args.push_back(file.string());
+    const Outcome o = RunOnnxocr(args);
+    EXPECT_EQ(o.exit_code, 0) << o.err;
+    return o.out;
+  }
+
+  // `onnxocr run` once per format (pt::EveryFormat): JSON answers and stdout checked.
+  static void ExpectEveryFormat(const pt::TestDocument& doc, std::string_view source,
+                                bool paginate) {
+    std::vector<int> all(doc.pages.size());
+    std::iota(all.begin(), all.end(), 0);
+    for (const pt::FormatRun& run : pt::EveryFormat(paginate)) {
+      SCOPED_TRACE(run.format + (run.paginate ? ", paginated" : ""));
+      std::vector<std::string> args = {"--format", run.format};
+      if (run.paginate)
+        args.emplace_back("--paginate");
+      const std::string out = RunOk(args, doc.pdf);
+      if (run.format == "json") {
+        pt::ExpectDocumentAnswer(nlohmann::json::parse(out), doc, "json", all, false, source);
+      } else {
+        pt::ExpectOutput(out, doc, run.format, all, run.paginate, source);
+      }
+    }
+  }
+};
+
+TEST_F(RunDocumentTest, ScannedTenPagePdfInEveryFormat) {
+  const pt::TestDocument doc = pt::MakeScannedDocument("cli_scan10");
+  ASSERT_FALSE(doc.pdf.empty());
+  ExpectEveryFormat(doc, "ocr", true);
+}
+
+TEST_F(RunDocumentTest, BornDigitalPdfInEveryFormat) {
+  const pt::TestDocument doc = pt::MakeBornDigitalDocument("cli_born");
+  ASSERT_FALSE(doc.pdf.empty());
+  ExpectEveryFormat(doc, "text_layer", false);
+  // --force-ocr reads what the page shows instead of its text layer.
+  pt::ExpectDocumentAnswer(nlohmann::json::parse(RunOk({"--force-ocr", "--pages", "0"}, doc.pdf)),
+                           doc, "json", {0}, false, "ocr");
+}
+
+TEST_F(RunDocumentTest, WordBoxesListEachLinesWords) {
+  const std::string png = testing::RenderTextPng("Order 7781 shipped").string();
+  if (png.empty())
+    GTEST_SKIP() << "pango-view not installed";
+  const auto image = nlohmann::json::parse(RunOk({"--word-boxes"}, png));
+  ASSERT_EQ(image["results"].size(), 1u) << image.dump();
+  const nlohmann::json& line = image["results"][0];
+  ASSERT_FALSE(line["words"].empty()) << line.dump();
+  std::string joined;
+  for (const nlohmann::json& word : line["words"]) {
+    joined += word["text"].get<std::string>();
+    EXPECT_GT(word["confidence"].get<double>(), 0.5);
+    EXPECT_EQ(word["bounding_box"].size(), 4u);
+  }
+  EXPECT_EQ(joined, pt::WithoutSpaces(line["text"]));
+  EXPECT_FALSE(nlohmann::json::parse(RunOk({}, png))["results"][0].contains("words"));
+
+  // Text-layer lines carry their words too, with the layer's exact texts.
+  const auto pdf = pt::MakeTextPdf("cli_words", {"Invoice 1001 paid"}, "a4");
+  ASSERT_FALSE(pdf.empty());
+  const auto document = nlohmann::json::parse(RunOk({"--word-boxes"}, pdf));
+  const nlohmann::json& words = document["pages"][0]["results"][0]["words"];
+  ASSERT_EQ(words.size(), 3u) << document.dump();
+  EXPECT_EQ(words[0]["text"], "Invoice");
+  EXPECT_EQ(words[2]["text"], "paid");
+  EXPECT_EQ(words[1]["confidence"], 1.0);
+}
+
+TEST_F(RunDocumentTest, MultiFrameTiffIsReadPageByPage) {
+  const auto bytes = image::testing::RenderTextTiff({"First frame", "Second frame"});
+  if (bytes.empty())
+    GTEST_SKIP() << "pango-view not installed";
+  const std::filesystem::path tiff = pt::TempPath("frames.tiff");
+  std::ofstream(tiff, std::ios::binary)
+      .write(reinterpret_cast<const char*>(bytes.data()),
+             static_cast<std::streamsize>(bytes.size()));
+  const auto json = nlohmann::json::parse(RunOk({}, tiff));
+  EXPECT_EQ(json["page_count"], 2);
+  ASSERT_EQ(json["pages"].size(), 2u);
+  EXPECT_EQ(json["pages"][1]["page"], 1);
+  EXPECT_EQ(json["pages"][1]["source"], "ocr");
+  EXPECT_EQ(pt::WithoutSpaces(json["pages"][1]["results"][0]["text"]), "Secondframe");
+  EXPECT_EQ(pt::WithoutSpaces(RunOk({"--format", "text", "--paginate", "--pages", "1"}, tiff)),
+            "\n{1}" + std::string(48, '-') + "\n\nSecondframe\n");
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -96,7 +97,12 @@ inline std::string PngHeaderOnly(std::uint32_t width, std::uint32_t height) {
   return png;
 }
 
-// The onnxocr binary running `serve` as a child; stderr is collected on a thread.
+// The onnxocr binary running `serve` as a child; its stdout and stderr are collected on a thread.
+// The child leads its own process group (anything it spawns, such as a sanitizer's symbolizer, is
+// killed with it) and dies with the test: it gets SIGKILL when the thread that started it exits,
+// however the test ends (crash, sanitizer abort, ctest's timeout). It never holds the test's own
+// stdout, so an orphan cannot keep ctest waiting for the end of the output.
+// REQUIRES: Start() is called on the thread that outlives the server (the test's main thread).
 class ServerProcess {
  public:
   ServerProcess() = default;
@@ -105,7 +111,7 @@ class ServerProcess {
 
   ~ServerProcess() {
     if (pid_ > 0) {
-      kill(pid_, SIGKILL);
+      kill(-pid_, SIGKILL);
       waitpid(pid_, nullptr, 0);
     }
     if (reader_.joinable())
@@ -115,17 +121,23 @@ class ServerProcess {
   // Starts the server and waits (up to 60 s) for "listening on HOST:PORT".
   ::testing::AssertionResult Start(const std::vector<std::string>& extra_args) {
     int fds[2];
-    if (pipe(fds) != 0)
+    if (pipe2(fds, O_CLOEXEC) != 0)
       return ::testing::AssertionFailure() << "pipe failed";
     std::vector<std::string> args = {
         OCR_ONNXOCR_BINARY, "serve", "--host",   "127.0.0.1",
         "--port",           "0",     "--models", "ppocrv4=" + testing::DefaultModelDir().string()};
     args.insert(args.end(), extra_args.begin(), extra_args.end());
+    const pid_t parent = getpid();
     pid_ = fork();
     if (pid_ == 0) {
+      setpgid(0, 0);
+      prctl(PR_SET_PDEATHSIG, SIGKILL);
+      // The test may have died before the death signal was armed.
+      if (getppid() != parent)
+        _exit(127);
+      // The copies do not inherit close-on-exec; the pipe's own descriptors close at exec.
+      dup2(fds[1], STDOUT_FILENO);
       dup2(fds[1], STDERR_FILENO);
-      close(fds[0]);
-      close(fds[1]);
       for (const char* name : {"ONNXOCR_MODELS", "ONNXOCR_PORT", "ONNXOCR_HOST", "ONNXOCR_THREADS",
                                "ONNXOCR_QUEUE_SIZE", "ONNXOCR_MAX_BODY_MB"}) {
         unsetenv(name);
@@ -141,6 +153,7 @@ class ServerProcess {
     fd_ = fds[0];
     if (pid_ < 0)
       return ::testing::AssertionFailure() << "fork failed";
+    setpgid(pid_, pid_);  // also here, so the group exists before any kill(-pid_) below
 
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
     std::string seen;
@@ -189,7 +202,7 @@ class ServerProcess {
       if (r == pid_)
         break;
       if (std::chrono::steady_clock::now() > deadline) {
-        kill(pid_, SIGKILL);
+        kill(-pid_, SIGKILL);
         waitpid(pid_, &status, 0);
         pid_ = -1;
         if (reader_.joinable())

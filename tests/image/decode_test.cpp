@@ -9,6 +9,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -582,6 +583,179 @@ TEST(DecodeTest, RandomBytesNeverCrash) {
       EXPECT_NE(info->format, Format::kUnknown);
     }
     ExpectErrorOrValid(DecodeImage(bytes, options), options.max_pixels);
+  }
+}
+
+// ---- Multi-frame TIFF: each frame a page.
+
+// Frames of every flavour the single-image path converts: 8-bit BGR, gray, 16-bit, and alpha.
+std::vector<cv::Mat> MixedFrames() {
+  const cv::Mat bgr = Gradient(37, 23);
+  cv::Mat gray;
+  cv::cvtColor(Gradient(20, 41), gray, cv::COLOR_BGR2GRAY);
+  cv::Mat bgr16;
+  Gradient(16, 9).convertTo(bgr16, CV_16U, 257.0);
+  cv::Mat bgra;
+  cv::cvtColor(Gradient(12, 30), bgra, cv::COLOR_BGR2BGRA);
+  bgra(cv::Rect(0, 0, 4, 30)).setTo(cv::Scalar(0, 0, 0, 0));
+  return {bgr, gray, bgr16, bgra};
+}
+
+// Offset of the IFD of frame `frame` in a little-endian BuildGrayTiffFrames file of 9-entry IFDs.
+std::size_t GrayFrameIfd(const Bytes& tiff, int frame) {
+  std::size_t ifd = 8;
+  for (int i = 0; i < frame; ++i) {
+    const std::size_t next = ifd + 2 + 12 * 9;
+    ifd =
+        tiff[next] | tiff[next + 1] << 8 | tiff[next + 2] << 16 | std::size_t{tiff[next + 3]} << 24;
+  }
+  return ifd;
+}
+
+TEST(DecodeFrameTest, EveryFrameDecodesAsTheSameImageAloneWould) {
+  const std::vector<cv::Mat> frames = MixedFrames();
+  const Bytes tiff = EncodeFrames(frames);
+  const Result<int> count = CountFrames(tiff, 200);
+  ASSERT_OK(count);
+  EXPECT_EQ(*count, 4);
+  for (int i = 0; i < 4; ++i) {
+    SCOPED_TRACE("frame " + std::to_string(i));
+    const cv::Mat& source = frames[static_cast<std::size_t>(i)];
+    const Result<cv::Mat> frame = DecodeFrame(tiff, i);
+    ASSERT_NO_FATAL_FAILURE(ExpectBgr8(frame, source.cols, source.rows));
+    // Same flags, same conversions: what a one-frame TIFF of this image decodes to.
+    const Result<cv::Mat> alone = DecodeImage(EncodeFrames({source}));
+    ASSERT_OK(alone);
+    EXPECT_EQ(cv::norm(*frame, *alone, cv::NORM_INF), 0.0);
+  }
+  EXPECT_EQ(cv::norm(*DecodeFrame(tiff, 0), frames[0], cv::NORM_INF), 0.0);
+  EXPECT_EQ(cv::norm(*DecodeFrame(tiff, 0), *DecodeImage(tiff), cv::NORM_INF), 0.0);
+}
+
+TEST(DecodeFrameTest, HandBuiltFramesInBothByteOrders) {
+  for (const bool big_endian : {false, true}) {
+    SCOPED_TRACE(big_endian ? "MM" : "II");
+    const Bytes tiff = BuildGrayTiffFrames(big_endian, {{7, 5}, {3, 9}, {11, 2}});
+    ASSERT_OK(CountFrames(tiff, 200));
+    EXPECT_EQ(*CountFrames(tiff, 200), 3);
+    const std::vector<cv::Size> sizes = {{7, 5}, {3, 9}, {11, 2}};
+    for (int i = 0; i < 3; ++i) {
+      const cv::Size size = sizes[static_cast<std::size_t>(i)];
+      const Result<cv::Mat> frame = DecodeFrame(tiff, i);
+      ASSERT_NO_FATAL_FAILURE(ExpectBgr8(frame, size.width, size.height));
+      const auto value = static_cast<std::uint8_t>(5 * (size.width - 1) + 3 + 40 * i);
+      EXPECT_EQ(frame->at<cv::Vec3b>(1, size.width - 1), cv::Vec3b(value, value, value));
+    }
+  }
+}
+
+TEST(DecodeFrameTest, OtherFormatsAndSingleFrameTiffsHaveOneFrame) {
+  EXPECT_EQ(*CountFrames(Encode(".png", Gradient(8, 8)), 200), 1);
+  EXPECT_EQ(*CountFrames(Encode(".tiff", Gradient(8, 8)), 200), 1);
+  EXPECT_EQ(*CountFrames(BuildGrayTiff(true, 7, 5), 1), 1);
+  const Result<cv::Mat> second = DecodeFrame(Encode(".png", Gradient(8, 8)), 1);
+  EXPECT_EQ(second.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(CountFrames(Lit("hello"), 200).status().code(), StatusCode::kUnsupportedMediaType);
+}
+
+TEST(DecodeFrameTest, CountingStopsOneFramePastTheLimit) {
+  const Bytes tiff = BuildGrayTiffFrames(false, std::vector<cv::Size>(6, cv::Size(4, 4)));
+  EXPECT_EQ(*CountFrames(tiff, 200), 6);
+  EXPECT_EQ(*CountFrames(tiff, 6), 6);
+  EXPECT_EQ(*CountFrames(tiff, 5), 6);
+  EXPECT_EQ(*CountFrames(tiff, 2), 3);  // "more than 2"
+}
+
+TEST(DecodeFrameTest, FrameOverThePixelLimitIsRefusedFromItsIfd) {
+  // Frame 1 declares 60000 x 60000 and holds 16 bytes: refused from the IFD, nothing decoded.
+  Bytes tiff = BuildGrayTiffFrames(false, {{4, 4}, {4, 4}});
+  const std::size_t ifd = GrayFrameIfd(tiff, 1);
+  tiff[ifd + 10] = 0x60;  // ImageWidth (SHORT) = 60000
+  tiff[ifd + 11] = 0xEA;
+  SetLe32(tiff, ifd + 22, 60000);  // ImageLength (LONG)
+  EXPECT_OK(DecodeFrame(tiff, 0));
+  // Decoding would fail on the missing pixels (undecodable_image): the size came first.
+  const Result<cv::Mat> huge = DecodeFrame(tiff, 1);
+  ASSERT_FALSE(huge.ok());
+  EXPECT_EQ(huge.status().code(), StatusCode::kImageTooLarge);
+  EXPECT_NE(huge.status().message().find("60000x60000"), std::string::npos);
+  // The limit is per frame: two 16-pixel frames pass a 16-pixel limit.
+  const Bytes small = BuildGrayTiffFrames(false, {{4, 4}, {4, 4}});
+  EXPECT_OK(DecodeFrame(small, 1, {.max_pixels = 16}));
+  EXPECT_EQ(DecodeFrame(small, 1, {.max_pixels = 15}).status().code(), StatusCode::kImageTooLarge);
+}
+
+TEST(DecodeFrameTest, TheFramesEndWhereTheIfdChainBreaks) {
+  // As libtiff's directory walk: a link out of the file, back to an IFD already met, or to an
+  // IFD without a size ends the frames there.
+  const Bytes tiff = BuildGrayTiffFrames(false, {{4, 4}, {5, 5}});
+  const std::size_t second = GrayFrameIfd(tiff, 1);
+  const std::size_t second_next = second + 2 + 12 * 9;
+  Bytes loop = tiff;
+  SetLe32(loop, second_next, 8);  // frame 1 links back to frame 0
+  Bytes dangling = tiff;
+  SetLe32(dangling, second_next, static_cast<std::uint32_t>(tiff.size() + 100));
+  Bytes empty = tiff;
+  empty[second] = 0;  // frame 1's IFD has no entries
+  empty[second + 1] = 0;
+  EXPECT_EQ(*CountFrames(tiff, 200), 2);
+  EXPECT_EQ(*CountFrames(loop, 200), 2);
+  EXPECT_EQ(*CountFrames(dangling, 200), 2);
+  EXPECT_EQ(*CountFrames(empty, 200), 1);
+  const Result<cv::Mat> gone = DecodeFrame(empty, 1);
+  EXPECT_EQ(gone.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(gone.status().message().find("has 1 frame(s)"), std::string::npos)
+      << gone.status().message();
+  EXPECT_EQ(DecodeFrame(tiff, 2).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(DecodeFrame(tiff, -1).status().code(), StatusCode::kInvalidArgument);
+
+  // A one-frame TIFF with a stray link reads as it always did.
+  Bytes stray = BuildGrayTiff(false, 7, 5);
+  SetLe32(stray, 8 + 2 + 12 * 9, 0xFFFFFF00U);
+  EXPECT_EQ(*CountFrames(stray, 200), 1);
+  ASSERT_NO_FATAL_FAILURE(ExpectBgr8(DecodeFrame(stray, 0), 7, 5));
+}
+
+TEST(DecodeFrameTest, FramesOfOneFileDecodeInParallel) {
+  const std::vector<cv::Mat> frames = MixedFrames();
+  const Bytes tiff = EncodeFrames(frames);
+  std::vector<Result<cv::Mat>> decoded(8, Status(StatusCode::kInternal, "not run"));
+  {
+    std::vector<std::jthread> threads;
+    for (std::size_t i = 0; i < decoded.size(); ++i) {
+      threads.emplace_back([&, i] { decoded[i] = DecodeFrame(tiff, static_cast<int>(i % 4)); });
+    }
+  }
+  for (std::size_t i = 0; i < decoded.size(); ++i) {
+    ASSERT_OK(decoded[i]);
+    EXPECT_EQ(decoded[i]->size(), frames[i % 4].size());
+  }
+}
+
+TEST(DecodeFrameTest, MutatedMultiFrameFilesNeverCrash) {
+  QuietOpenCvLogs();
+  constexpr std::uint32_t kSeed = 7767517;
+  RecordProperty("seed", static_cast<int>(kSeed));
+  std::mt19937 rng(kSeed);
+  const DecodeOptions options{.max_pixels = 1 << 22};
+  const Bytes file = EncodeFrames(MixedFrames());
+  for (int iteration = 0; iteration < 300; ++iteration) {
+    SCOPED_TRACE("seed " + std::to_string(kSeed) + ", iteration " + std::to_string(iteration));
+    Bytes mutated = file;
+    const int flips = 1 + static_cast<int>(rng() % 8);
+    for (int i = 0; i < flips; ++i) {
+      mutated[rng() % mutated.size()] = static_cast<std::uint8_t>(rng());
+    }
+    const Result<int> count = CountFrames(mutated, 200);
+    if (count.ok()) {
+      EXPECT_GE(*count, 1);
+      EXPECT_LE(*count, 201);  // max_frames + 1 at most
+    }
+    const Result<cv::Mat> frame = DecodeFrame(mutated, 2, options);
+    if (!frame.ok() && frame.status().code() == StatusCode::kInvalidArgument) {
+      continue;  // the chain now ends before frame 2
+    }
+    ExpectErrorOrValid(frame, options.max_pixels);
   }
 }
 

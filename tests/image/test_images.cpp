@@ -1,8 +1,18 @@
 #include "image/test_images.h"
 
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
 #include <gtest/gtest.h>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
+
+#include "support/render_text.h"
 
 namespace ocr::image::testing {
 namespace {
@@ -122,21 +132,23 @@ Bytes ExifApp1(std::uint32_t orientation) {
   return app1;
 }
 
-// An uncompressed 8-bit gray TIFF in either byte order, one strip, width and height written with
-// the given types (3 SHORT, 4 LONG); pixel (x, y) is x * 5 + y * 3.
-Bytes BuildGrayTiff(bool big_endian, int width, int height, std::uint32_t width_type,
-                    std::uint32_t height_type) {
+namespace {
+
+// Appends one IFD of an uncompressed 8-bit gray image and its strip to `tiff`, pixel (x, y) being
+// x * 5 + y * 3 + shade; the next-IFD field is 0. Returns the offset of that field.
+std::size_t AppendGrayFrame(Bytes& tiff, bool big_endian, int width, int height,
+                            std::uint32_t width_type, std::uint32_t height_type,
+                            std::uint32_t shade) {
   const auto w = static_cast<std::uint32_t>(width);
   const auto h = static_cast<std::uint32_t>(height);
   const std::vector<TiffEntry> entries = {
       {256, width_type, w}, {257, height_type, h}, {258, 3, 8}, {259, 3, 1},     {262, 3, 1},
       {273, 4, 0},          {277, 3, 1},           {278, 4, h}, {279, 4, w * h},
   };
-  const auto data_offset = static_cast<std::uint32_t>(8 + 2 + 12 * entries.size() + 4);
+  const std::size_t next_field = tiff.size() + 2 + 12 * entries.size();
+  const auto data_offset = static_cast<std::uint32_t>(next_field + 4);
   auto put16 = [&](Bytes& b, std::uint32_t v) { big_endian ? PutBe16(b, v) : PutLe16(b, v); };
   auto put32 = [&](Bytes& b, std::uint32_t v) { big_endian ? PutBe32(b, v) : PutLe32(b, v); };
-  Bytes tiff = big_endian ? Lit("MM\0*") : Lit("II*\0");
-  put32(tiff, 8);
   put16(tiff, static_cast<std::uint32_t>(entries.size()));
   for (const TiffEntry& e : entries) {
     put16(tiff, e.tag);
@@ -153,10 +165,57 @@ Bytes BuildGrayTiff(bool big_endian, int width, int height, std::uint32_t width_
   put32(tiff, 0);  // no next IFD
   for (std::uint32_t y = 0; y < h; ++y) {
     for (std::uint32_t x = 0; x < w; ++x) {
-      tiff.push_back(static_cast<std::uint8_t>(x * 5 + y * 3));
+      tiff.push_back(static_cast<std::uint8_t>(x * 5 + y * 3 + shade));
     }
   }
+  return next_field;
+}
+
+}  // namespace
+
+// An uncompressed 8-bit gray TIFF in either byte order, one strip, width and height written with
+// the given types (3 SHORT, 4 LONG); pixel (x, y) is x * 5 + y * 3.
+Bytes BuildGrayTiff(bool big_endian, int width, int height, std::uint32_t width_type,
+                    std::uint32_t height_type) {
+  return BuildGrayTiffFrames(big_endian, {{width, height}}, width_type, height_type);
+}
+
+Bytes BuildGrayTiffFrames(bool big_endian, const std::vector<cv::Size>& frames,
+                          std::uint32_t width_type, std::uint32_t height_type) {
+  Bytes tiff = big_endian ? Lit("MM\0*\0\0\0\x08") : Lit("II*\0\x08\0\0\0");
+  std::size_t next_field = 4;  // the header's link to the first IFD
+  for (std::size_t i = 0; i < frames.size(); ++i) {
+    const auto here = static_cast<std::uint32_t>(tiff.size());
+    for (int k = 0; k < 4; ++k) {
+      const int shift = big_endian ? 24 - 8 * k : 8 * k;
+      tiff[next_field + static_cast<std::size_t>(k)] = static_cast<std::uint8_t>(here >> shift);
+    }
+    next_field = AppendGrayFrame(tiff, big_endian, frames[i].width, frames[i].height, width_type,
+                                 height_type, static_cast<std::uint32_t>(40 * i));
+  }
   return tiff;
+}
+
+Bytes EncodeFrames(const std::vector<cv::Mat>& frames) {
+  static std::atomic<int> counter{0};
+  const std::string path = ::testing::TempDir() + "/frames_" + std::to_string(getpid()) + "_" +
+                           std::to_string(counter++) + ".tiff";
+  EXPECT_TRUE(cv::imwritemulti(path, frames)) << path;
+  std::ifstream in(path, std::ios::binary);
+  Bytes out{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  std::remove(path.c_str());
+  return out;
+}
+
+Bytes RenderTextTiff(const std::vector<std::string>& pages, int font_points) {
+  std::vector<cv::Mat> frames;
+  for (const std::string& page : pages) {
+    const std::filesystem::path png = ocr::testing::RenderTextPng(page, font_points);
+    if (png.empty())
+      return {};
+    frames.push_back(cv::imread(png.string(), cv::IMREAD_COLOR));
+  }
+  return EncodeFrames(frames);
 }
 
 // Smooth gradients in every channel, so lossy codecs stay close to the source.

@@ -1,6 +1,6 @@
-// Builders of small image files for the image tests: cv::imencode wrappers and hand-built
-// headers (PNG chunks with CRCs, JPEG frame headers, EXIF segments, TIFF IFDs) for the cases an
-// encoder will not write. Thread-safe (pure functions).
+// Builders of small image files for the image and document tests: cv::imencode wrappers,
+// multi-frame TIFFs, and hand-built headers (PNG chunks with CRCs, JPEG frame headers, EXIF
+// segments, TIFF IFD chains) for the cases an encoder will not write. Thread-safe.
 #pragma once
 
 #include <cstddef>
@@ -53,6 +53,20 @@ Bytes ExifApp1(std::uint32_t orientation);
 // the given types (3 SHORT, 4 LONG); pixel (x, y) is x * 5 + y * 3.
 Bytes BuildGrayTiff(bool big_endian, int width, int height, std::uint32_t width_type = 3,
                     std::uint32_t height_type = 4);
+
+// The same with one frame (IFD and strip, in that order, chained) per element of `frames`;
+// pixel (x, y) of frame i is x * 5 + y * 3 + 40 * i (mod 256). The first IFD is at offset 8.
+Bytes BuildGrayTiffFrames(bool big_endian, const std::vector<cv::Size>& frames,
+                          std::uint32_t width_type = 3, std::uint32_t height_type = 4);
+
+// A multi-frame TIFF of `frames` written by OpenCV (cv::imwritemulti, LZW), one frame per image,
+// through a file in the test temp dir; a failure is a test failure.
+Bytes EncodeFrames(const std::vector<cv::Mat>& frames);
+
+// A multi-frame TIFF with one frame of black text on white per element of `pages` (lines
+// separated by '\n'), rendered by RenderTextPng in DejaVu Sans `font_points`. Empty when
+// pango-view is missing (callers GTEST_SKIP).
+Bytes RenderTextTiff(const std::vector<std::string>& pages, int font_points = 28);
 
 // 8-bit BGR with smooth gradients in every channel, so lossy codecs stay close to the source.
 cv::Mat Gradient(int width, int height);

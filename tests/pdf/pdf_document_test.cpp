@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -84,6 +85,40 @@ DarkCount CountDark(const cv::Mat& bgr, const std::vector<pipeline::TextLine>& l
     }
   }
   return count;
+}
+
+// The line's words spell its text (split at spaces), confidence 1, their boxes inside the line's
+// box and one after the other along the reading direction.
+void ExpectWordsSpellTheLine(const pipeline::TextLine& line) {
+  std::vector<std::string> texts;
+  for (const pipeline::Word& w : line.words)
+    texts.push_back(w.text);
+  std::vector<std::string> expected;
+  for (std::size_t start = 0; start <= line.text.size();) {
+    const std::size_t space = std::min(line.text.find(' ', start), line.text.size());
+    expected.push_back(line.text.substr(start, space - start));
+    start = space + 1;
+  }
+  ASSERT_EQ(texts, expected);
+  const cv::Rect2f outer = BoundingRect(line.box);
+  const auto reading = [&line](const pipeline::Point& p) {
+    // Distance along the reading direction, from the line's first corner towards its second.
+    const float dx = line.box[1].x - line.box[0].x;
+    const float dy = line.box[1].y - line.box[0].y;
+    return ((p.x - line.box[0].x) * dx + (p.y - line.box[0].y) * dy) / std::hypot(dx, dy);
+  };
+  for (std::size_t i = 0; i < line.words.size(); ++i) {
+    const pipeline::Word& w = line.words[i];
+    EXPECT_EQ(w.confidence, 1.0F);
+    const cv::Rect2f r = BoundingRect(w.box);
+    EXPECT_GE(r.x, outer.x - 0.01F) << w.text;
+    EXPECT_GE(r.y, outer.y - 0.01F) << w.text;
+    EXPECT_LE(r.x + r.width, outer.x + outer.width + 0.01F) << w.text;
+    EXPECT_LE(r.y + r.height, outer.y + outer.height + 0.01F) << w.text;
+    if (i > 0) {
+      EXPECT_GT(reading(w.box[0]), reading(line.words[i - 1].box[1]) - 1) << w.text;
+    }
+  }
 }
 
 void ExpectBoxesInside(const TextLayerPage& page, cv::Size size) {
@@ -192,6 +227,8 @@ TEST_F(PdfDocumentTest, TextLayerGivesLinesInOrderAndPageOrderIsKept) {
     EXPECT_TRUE(text->usable);
     EXPECT_EQ(Texts(*text), expected[static_cast<std::size_t>(page)]) << "page " << page;
     ExpectBoxesInside(*text, *doc->PageSize(page));
+    for (const pipeline::TextLine& line : text->lines)
+      ExpectWordsSpellTheLine(line);
     for (std::size_t i = 1; i < text->lines.size(); ++i) {
       EXPECT_GT(text->lines[i].box[0].y, text->lines[i - 1].box[2].y - 1)
           << "line " << i << " starts below the previous one";
@@ -240,6 +277,8 @@ TEST_F(PdfDocumentTest, RotatedPageTurnsRenderAndTextLayerTogether) {
     EXPECT_EQ(Texts(*text), kPage1);
     EXPECT_TRUE(text->usable);
     ExpectBoxesInside(*text, image->size());
+    for (const pipeline::TextLine& line : text->lines)
+      ExpectWordsSpellTheLine(line);
     const DarkCount dark = CountDark(*image, text->lines, 2);
     ASSERT_GT(dark.total, 1000);
     EXPECT_GE(dark.inside, dark.total * 99 / 100) << "text-layer boxes miss the rendered text";

@@ -38,6 +38,53 @@ TEST(GroupIntoLinesTest, JoinsWordsOfARowAndSplitsRows) {
   EXPECT_EQ(lines[0].confidence, 1.0F);
 }
 
+std::vector<std::string> WordTexts(const pipeline::TextLine& line) {
+  std::vector<std::string> out;
+  for (const pipeline::Word& w : line.words)
+    out.push_back(w.text);
+  return out;
+}
+
+TEST(GroupIntoLinesTest, LinesKeepTheirWordsWithBoxes) {
+  const std::vector<WordBox> words = {
+      Word("Hello", 10, 10, 60, 30), Word("world", 70, 11, 120, 31, 0, false),
+      Word("Next", 10, 40, 50, 60), Word("row", 60, 40, 90, 60, 0, false)};
+  const std::vector<pipeline::TextLine> lines = GroupIntoLines(words);
+  ASSERT_EQ(lines.size(), 2U);
+  ASSERT_EQ(WordTexts(lines[0]), (std::vector<std::string>{"Hello", "world"}));
+  ASSERT_EQ(WordTexts(lines[1]), (std::vector<std::string>{"Next", "row"}));
+  const pipeline::Word& world = lines[0].words[1];
+  EXPECT_EQ(world.confidence, 1.0F);
+  ExpectPoint(world.box[0], 70, 11);
+  ExpectPoint(world.box[1], 120, 11);
+  ExpectPoint(world.box[2], 120, 31);
+  ExpectPoint(world.box[3], 70, 31);
+  ExpectPoint(lines[0].words[0].box[0], 10, 10);
+  ExpectPoint(lines[0].words[0].box[2], 60, 30);
+}
+
+TEST(GroupIntoLinesTest, WordsJoinedWithoutASpaceAreOneWord) {
+  const std::vector<WordBox> words = {Word("foo", 10, 10, 40, 30, 0, false),
+                                      Word("bar", 41, 12, 70, 32, 0, false),
+                                      Word("baz", 80, 10, 110, 30, 0, false)};
+  const std::vector<pipeline::TextLine> lines = GroupIntoLines(words);
+  ASSERT_EQ(lines.size(), 1U);
+  ASSERT_EQ(WordTexts(lines[0]), (std::vector<std::string>{"foobar", "baz"}));
+  ExpectPoint(lines[0].words[0].box[0], 10, 10);  // the union of "foo" and "bar"
+  ExpectPoint(lines[0].words[0].box[2], 70, 32);
+}
+
+TEST(GroupIntoLinesTest, RotatedWordsStartWhereTheirReadingStarts) {
+  const std::vector<WordBox> down = {Word("going", 100, 10, 120, 60, 1),
+                                     Word("down", 100, 68, 120, 110, 1, false)};
+  const std::vector<pipeline::TextLine> lines = GroupIntoLines(down);
+  ASSERT_EQ(lines.size(), 1U);
+  ASSERT_EQ(WordTexts(lines[0]), (std::vector<std::string>{"going", "down"}));
+  ExpectPoint(lines[0].words[0].box[0], 120, 10);  // top right, as the line's quad
+  ExpectPoint(lines[0].words[1].box[0], 120, 68);
+  ExpectPoint(lines[0].words[1].box[2], 100, 110);
+}
+
 TEST(GroupIntoLinesTest, SplitsColumnsOnTheSameRow) {
   // A gap of 100 px on 20 px text is a column gutter, not a space.
   const std::vector<WordBox> words = {Word("left", 10, 10, 50, 30),

@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include "image/decode.h"
+#include "image/test_images.h"
+#include "pdf/test_documents.h"
 #include "pdf/test_pdfs.h"
 #include "support/default_pipeline.h"
 #include "support/render_text.h"
@@ -13,6 +16,7 @@ namespace ocr::pipeline {
 namespace {
 
 namespace pt = ocr::pdf::testing;
+using pt::WithoutSpaces;
 
 class DocumentTest : public ::testing::Test {
  protected:
@@ -131,6 +135,131 @@ TEST_F(DocumentTest, BadDocumentsAreRefusedWithTheirCodes) {
   const std::vector<std::uint8_t> text = {'h', 'e', 'l', 'l', 'o'};
   EXPECT_EQ(ReadDocument(text, testing::DefaultPipeline(), {}).status().code(),
             StatusCode::kUnsupportedMediaType);
+}
+
+TEST_F(DocumentTest, TextLayerLinesCarryTheirWordsOnRequest) {
+  const auto pdf = pt::MakeTextPdf("words", {"Total due 42 EUR"}, "a4");
+  ASSERT_FALSE(pdf.empty());
+  DocumentOptions options;
+  options.ocr.word_boxes = true;
+  auto doc = Read(pdf, options);
+  ASSERT_TRUE(doc.ok()) << doc.status().ToString();
+  ASSERT_EQ(doc->pages.size(), 1u);
+  ASSERT_TRUE(doc->pages[0].from_text_layer);
+  ASSERT_EQ(doc->pages[0].lines.size(), 1u);
+  const TextLine& line = doc->pages[0].lines[0];
+  std::vector<std::string> words;
+  for (const Word& w : line.words) {
+    words.push_back(w.text);
+    EXPECT_EQ(w.confidence, 1.0F);
+    EXPECT_GE(w.box[0].x, line.box[0].x);
+    EXPECT_LE(w.box[1].x, line.box[1].x);
+  }
+  EXPECT_EQ(words, (std::vector<std::string>{"Total", "due", "42", "EUR"}));
+  // Without the option, text-layer lines carry no words, as OCR'd lines do not.
+  auto plain = Read(pdf);
+  ASSERT_TRUE(plain.ok()) << plain.status().ToString();
+  EXPECT_TRUE(plain->pages[0].lines[0].words.empty());
+}
+
+// Multi-frame TIFFs: each frame is a page, OCR'd like an image.
+class TiffDocumentTest : public ::testing::Test {
+ protected:
+  static const std::vector<std::string>& Pages() {
+    // Frame 1 is the largest, for the per-frame pixel limit.
+    static const std::vector<std::string> pages = {"Frame zero apples", "Frame one holds bananas",
+                                                   "Frame two cherries"};
+    return pages;
+  }
+
+  void SetUp() override {
+    tiff_ = image::testing::RenderTextTiff(Pages());
+    if (tiff_.empty())
+      GTEST_SKIP() << "pango-view not installed";
+  }
+
+  Result<DocumentResult> Read(const DocumentOptions& options) const {
+    return ReadDocument(tiff_, testing::DefaultPipeline(), options);
+  }
+
+  // The page's text without spaces (PP-OCRv4 often drops those between English words).
+  static std::string Text(const DocumentPage& page) {
+    std::string text;
+    for (const TextLine& line : page.lines)
+      text += line.text;
+    return WithoutSpaces(text);
+  }
+
+  static std::string Expected(std::size_t frame) { return WithoutSpaces(Pages()[frame]); }
+
+  std::vector<std::uint8_t> tiff_;
+};
+
+TEST_F(TiffDocumentTest, EachFrameIsAPageInOrder) {
+  auto doc = Read({});
+  ASSERT_TRUE(doc.ok()) << doc.status().ToString();
+  EXPECT_EQ(doc->page_count, 3);
+  ASSERT_EQ(doc->pages.size(), 3u);
+  for (std::size_t i = 0; i < 3; ++i) {
+    const DocumentPage& page = doc->pages[i];
+    EXPECT_EQ(page.page, static_cast<int>(i));
+    EXPECT_FALSE(page.from_text_layer);
+    const Result<cv::Mat> frame = image::DecodeFrame(tiff_, static_cast<int>(i));
+    ASSERT_TRUE(frame.ok());
+    EXPECT_EQ(page.width, frame->cols);
+    EXPECT_EQ(page.height, frame->rows);
+    EXPECT_EQ(Text(page), Expected(i));
+  }
+  const std::string dashes(48, '-');
+  EXPECT_EQ(WithoutSpaces(FormatDocument(*doc, OutputFormat::kText, true)),
+            "\n{0}" + dashes + "\n\nFramezeroapples\n\n{1}" + dashes +
+                "\n\nFrameoneholdsbananas\n\n{2}" + dashes + "\n\nFrametwocherries\n");
+}
+
+TEST_F(TiffDocumentTest, PageRangeSelectsFrames) {
+  DocumentOptions options;
+  options.page_range = "2,0";
+  auto doc = Read(options);
+  ASSERT_TRUE(doc.ok()) << doc.status().ToString();
+  EXPECT_EQ(doc->page_count, 3);
+  ASSERT_EQ(doc->pages.size(), 2u);
+  EXPECT_EQ(doc->pages[0].page, 0);
+  EXPECT_EQ(Text(doc->pages[0]), Expected(0));
+  EXPECT_EQ(doc->pages[1].page, 2);
+  EXPECT_EQ(Text(doc->pages[1]), Expected(2));
+  options.page_range = "3-5";
+  EXPECT_EQ(Read(options).status().code(), StatusCode::kInvalidArgument);
+}
+
+TEST_F(TiffDocumentTest, MaxPdfPagesCapsFramesAndThePixelLimitIsPerFrame) {
+  DocumentOptions two;
+  two.max_pdf_pages = 2;
+  const auto refused = Read(two);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), StatusCode::kTooManyPages);
+  EXPECT_NE(refused.status().message().find("more than 2 frames"), std::string::npos)
+      << refused.status().message();
+  EXPECT_NE(refused.status().message().find("--max-pdf-pages"), std::string::npos);
+
+  // A limit that frame 0 fits and frame 1 does not: the whole document fails on frame 1, and a
+  // range without it reads.
+  const cv::Mat frame0 = *image::DecodeFrame(tiff_, 0);
+  DocumentOptions small;
+  small.max_image_pixels = static_cast<std::int64_t>(frame0.total());
+  EXPECT_EQ(Read(small).status().code(), StatusCode::kImageTooLarge);
+  small.page_range = "0";
+  auto first = Read(small);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  EXPECT_EQ(Text(first->pages[0]), Expected(0));
+}
+
+TEST_F(TiffDocumentTest, SingleFrameTiffIsOnePage) {
+  const auto one = image::testing::RenderTextTiff({"Lonely frame 7"});
+  auto doc = ReadDocument(one, testing::DefaultPipeline(), {});
+  ASSERT_TRUE(doc.ok()) << doc.status().ToString();
+  EXPECT_EQ(doc->page_count, 1);
+  ASSERT_EQ(doc->pages.size(), 1u);
+  EXPECT_EQ(Text(doc->pages[0]), "Lonelyframe7");
 }
 
 TEST(ParsePageRangeTest, ParsesListsAndRanges) {

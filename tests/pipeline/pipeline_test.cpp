@@ -9,6 +9,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include "image/decode.h"
+#include "sched/scheduler.h"
 #include "support/default_pipeline.h"
 #include "support/render_text.h"
 #include "support/test_paths.h"
@@ -98,6 +99,46 @@ TEST_F(PipelineTest, TurnsUpsideDownTextWithTheClassifier) {
   no_cls.use_cls = false;
   const auto without = Ocr(image, no_cls);
   EXPECT_TRUE(without.empty() || without[0].text != with_cls[0].text) << Dump(without);
+}
+
+TEST_F(PipelineTest, BatchesSpreadOverWorkersGiveTheSameLines) {
+  std::string text;
+  for (int i = 0; i < 14; ++i)
+    text += "Line " + std::to_string(i) + " of the parallel batch test\n";
+  const auto png = testing::RenderTextPng(text, 20);
+  if (png.empty())
+    GTEST_SKIP() << "pango-view not installed (scripts/bootstrap installs it)";
+  const cv::Mat image = Load(png);
+  OcrOptions options;
+  options.cls.batch_size = 1;  // many batches of both kinds
+  options.rec.batch_size = 1;
+  const auto inline_lines = Ocr(image, options);
+  ASSERT_EQ(inline_lines.size(), 14u) << Dump(inline_lines);
+
+  sched::SchedulerConfig config;
+  config.pin_threads = false;
+  auto scheduler = sched::Scheduler::Start({sched::WorkerGroupPlan{0, {-1, -1, -1}}}, config);
+  ASSERT_TRUE(scheduler.ok());
+  auto spread = testing::DefaultPipeline().Run(image, options, {}, &(*scheduler)->runner(0));
+  ASSERT_TRUE(spread.ok()) << spread.status().ToString();
+  ASSERT_EQ(spread->lines.size(), inline_lines.size());
+  for (size_t i = 0; i < inline_lines.size(); ++i) {
+    EXPECT_EQ(spread->lines[i].text, inline_lines[i].text);
+    EXPECT_EQ(spread->lines[i].confidence, inline_lines[i].confidence);
+    EXPECT_EQ(spread->lines[i].box[0].x, inline_lines[i].box[0].x);
+  }
+  EXPECT_EQ(spread->times.rec_calls, 14);
+}
+
+TEST_F(PipelineTest, StopRequestedBeforeTheBatchesCancels) {
+  const auto png = testing::RenderTextPng("Cancelled before recognition");
+  if (png.empty())
+    GTEST_SKIP() << "pango-view not installed (scripts/bootstrap installs it)";
+  std::stop_source stop;
+  stop.request_stop();
+  auto result = testing::DefaultPipeline().Run(Load(png), OcrOptions{}, stop.get_token());
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().code(), StatusCode::kCancelled);
 }
 
 TEST_F(PipelineTest, BlankImageHasNoLines) {

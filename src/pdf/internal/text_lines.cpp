@@ -4,6 +4,8 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <string>
+#include <vector>
 
 namespace ocr::pdf::internal {
 namespace {
@@ -42,12 +44,23 @@ Span ToReadingFrame(const Box& b, int rotation) {
   }
 }
 
+// A word of a line as the line's text spells it: layer words joined without a space are one.
+struct WordBuilder {
+  std::string text;
+  Box box{};
+};
+
+Box Union(const Box& a, const Box& b) {
+  return {std::min(a.x0, b.x0), std::min(a.y0, b.y0), std::max(a.x1, b.x1), std::max(a.y1, b.y1)};
+}
+
 struct LineBuilder {
   std::string text;
   Box box{};
   int rotation = 0;
   double end = 0;  // reading-frame end of the last word
   bool space_after = false;
+  std::vector<WordBuilder> words;
 
   Span Frame() const { return ToReadingFrame(box, rotation); }
 };
@@ -87,6 +100,8 @@ pipeline::TextLine Finish(const LineBuilder& line) {
   out.text = line.text;
   out.confidence = 1.0F;
   out.box = QuadOf(line.box, line.rotation);
+  for (const WordBuilder& w : line.words)
+    out.words.push_back({w.text, 1.0F, QuadOf(w.box, line.rotation)});
   return out;
 }
 
@@ -157,17 +172,21 @@ std::vector<pipeline::TextLine> GroupIntoLines(std::span<const WordBox> words) {
       const double line_height = std::max(l.hi - l.lo, s.hi - s.lo);
       if (line->space_after || s.start - line->end > kSpaceGapInLineHeights * line_height) {
         line->text += ' ';
+        line->words.push_back({w.text, wb});
+      } else {
+        line->words.back().text += w.text;
+        line->words.back().box = Union(line->words.back().box, wb);
       }
       line->text += w.text;
-      line->box = {std::min(line->box.x0, wb.x0), std::min(line->box.y0, wb.y0),
-                   std::max(line->box.x1, wb.x1), std::max(line->box.y1, wb.y1)};
+      line->box = Union(line->box, wb);
       line->end = std::max(line->end, s.end);
       line->space_after = w.space_after;
       continue;
     }
     if (line)
       lines.push_back(Finish(*line));
-    line = LineBuilder{w.text, wb, rotation, ToReadingFrame(wb, rotation).end, w.space_after};
+    const double end = ToReadingFrame(wb, rotation).end;
+    line = LineBuilder{w.text, wb, rotation, end, w.space_after, {WordBuilder{w.text, wb}}};
   }
   if (line)
     lines.push_back(Finish(*line));

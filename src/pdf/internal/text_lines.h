@@ -29,7 +29,9 @@ struct WordBox {
 // direction), and adjacent along it (no step back, gap at most 1.5 line heights). Each line's
 // text joins its words with a space where the layer has one or the gap is visible; its quad is
 // the union of the word boxes, clockwise from the top-left corner of the text as it is read;
-// confidence is 1. Words with empty text or empty boxes are dropped.
+// confidence is 1. Each line keeps its words (TextLine::words) as its text spells them: layer
+// words joined without a space are one word, with the union of their boxes; confidence 1.
+// Words with empty text or empty boxes are dropped.
 std::vector<pipeline::TextLine> GroupIntoLines(std::span<const WordBox> words);
 
 // Whether `lines` carry real text: at least kMinUsableChars visible code points, and at least

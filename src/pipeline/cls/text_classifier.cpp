@@ -7,6 +7,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include "common/clock.h"
+#include "pipeline/batching.h"
 #include "pipeline/normalize.h"
 
 namespace ocr::pipeline {
@@ -19,11 +20,11 @@ int ResizedWidth(const cv::Mat& crop, int height, int max_width) {
   return std::max(1, static_cast<int>(w));
 }
 
-Status TextClassifier::Classify(std::vector<cv::Mat>& crops, const ClsOptions& options,
-                                StageTimes& times, std::stop_token stop,
-                                std::vector<bool>* flipped) const {
-  if (flipped != nullptr)
-    flipped->assign(crops.size(), false);
+Result<std::vector<std::uint8_t>> TextClassifier::Classify(std::vector<cv::Mat>& crops,
+                                                           const ClsOptions& options,
+                                                           StageTimes& times, TaskRunner& runner,
+                                                           const std::stop_token& stop) const {
+  std::vector<std::uint8_t> flipped(crops.size(), 0);
   // Similar widths batch together, as in the reference.
   std::vector<size_t> order(crops.size());
   std::iota(order.begin(), order.end(), 0);
@@ -31,13 +32,9 @@ Status TextClassifier::Classify(std::vector<cv::Mat>& crops, const ClsOptions& o
     return static_cast<double>(crops[a].cols) / crops[a].rows <
            static_cast<double>(crops[b].cols) / crops[b].rows;
   });
-  const size_t batch = static_cast<size_t>(std::max(1, options.batch_size));
   const size_t plane = static_cast<size_t>(height_) * static_cast<size_t>(width_);
-  for (size_t begin = 0; begin < order.size(); begin += batch) {
-    if (stop.stop_requested())
-      return Cancelled();
+  auto run_batch = [&](size_t begin, size_t n, StageTimes& batch_times) -> Status {
     Stopwatch watch;
-    const size_t n = std::min(batch, order.size() - begin);
     engine::Tensor input;
     input.shape = {static_cast<std::int64_t>(n), 3, height_, width_};
     input.data.assign(n * 3 * plane, 0.0f);
@@ -48,10 +45,10 @@ Status TextClassifier::Classify(std::vector<cv::Mat>& crops, const ClsOptions& o
       NormalizeToPlanes(resized, kSymmetricNormalization, width_, height_,
                         input.data.data() + i * 3 * plane);
     }
-    times.cls_pre_ms += watch.LapMs();
+    batch_times.cls_pre_ms += watch.LapMs();
     OCR_ASSIGN_OR_RETURN(engine::Tensor output, model_.Run(input));
-    times.cls_infer_ms += watch.LapMs();
-    times.cls_calls += 1;
+    batch_times.cls_infer_ms += watch.LapMs();
+    batch_times.cls_calls += 1;
     if (output.shape.size() != 2 || output.shape[0] != static_cast<std::int64_t>(n) ||
         output.shape[1] < 2) {
       return Internal("direction model returned an unexpected shape");
@@ -64,12 +61,14 @@ Status TextClassifier::Classify(std::vector<cv::Mat>& crops, const ClsOptions& o
       if (best == 1 && p[1] >= options.thresh) {
         cv::Mat& crop = crops[order[begin + i]];
         cv::rotate(crop, crop, cv::ROTATE_180);
-        if (flipped != nullptr)
-          (*flipped)[order[begin + i]] = true;
+        flipped[order[begin + i]] = 1;
       }
     }
-  }
-  return Status::Ok();
+    return Status::Ok();
+  };
+  OCR_RETURN_IF_ERROR(ForEachBatch(crops.size(), static_cast<size_t>(options.batch_size), runner,
+                                   stop, times, run_batch));
+  return flipped;
 }
 
 }  // namespace ocr::pipeline

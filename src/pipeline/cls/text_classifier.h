@@ -2,12 +2,14 @@
 // Thread-safety: Classify() is const and safe to call concurrently.
 #pragma once
 
+#include <cstdint>
 #include <stop_token>
 #include <vector>
 
 #include <opencv2/core/mat.hpp>
 
 #include "common/status.h"
+#include "common/task_runner.h"
 #include "engine/model.h"
 #include "pipeline/types.h"
 
@@ -25,11 +27,12 @@ class TextClassifier {
   TextClassifier(const engine::Model& model, int input_height, int input_width)
       : model_(model), height_(input_height), width_(input_width) {}
 
-  // Turns the crops judged upside down by 180 degrees, in place. When `flipped` is given it is
-  // resized to crops.size() and flipped[i] is set for each crop turned (word boxes map back
-  // through the turn). Stops between batches once `stop` is requested (kCancelled).
-  Status Classify(std::vector<cv::Mat>& crops, const ClsOptions& options, StageTimes& times,
-                  std::stop_token stop = {}, std::vector<bool>* flipped = nullptr) const;
+  // Turns the crops judged upside down by 180 degrees, in place, and returns one flag per crop:
+  // 1 where it was turned (word boxes map back through the turn). Batches run on `runner`; none
+  // starts once `stop` is requested (kCancelled).
+  Result<std::vector<std::uint8_t>> Classify(std::vector<cv::Mat>& crops, const ClsOptions& options,
+                                             StageTimes& times, TaskRunner& runner,
+                                             const std::stop_token& stop = {}) const;
 
  private:
   const engine::Model& model_;

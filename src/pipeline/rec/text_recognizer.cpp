@@ -6,14 +6,12 @@
 #include <opencv2/imgproc.hpp>
 
 #include "common/clock.h"
+#include "pipeline/batching.h"
 #include "pipeline/cls/text_classifier.h"
 #include "pipeline/normalize.h"
 
 namespace ocr::pipeline {
 namespace {
-
-// The reference pads every batch to at least 320 px at height 48 (aspect 320/48).
-constexpr double kMinWidthToHeight = 320.0 / 48.0;
 
 double AspectRatio(const cv::Mat& m) {
   return static_cast<double>(m.cols) / static_cast<double>(m.rows);
@@ -24,14 +22,16 @@ double AspectRatio(const cv::Mat& m) {
 int TextRecognizer::BatchWidth(double max_wh_ratio, const RecOptions& options) const {
   if (fixed_width_ > 0)
     return fixed_width_;
-  const double ratio = std::max(max_wh_ratio, kMinWidthToHeight);
-  return std::min(static_cast<int>(height_ * ratio), std::max(options.max_width, height_));
+  const int multiple = std::max(1, options.width_multiple);
+  int width = std::max(static_cast<int>(height_ * max_wh_ratio), options.min_width);
+  width = (width + multiple - 1) / multiple * multiple;
+  return std::max(1, std::min(width, std::max(options.max_width, height_)));
 }
 
 Result<std::vector<DecodedText>> TextRecognizer::Recognize(std::span<const cv::Mat> crops,
                                                            const RecOptions& options,
-                                                           StageTimes& times,
-                                                           std::stop_token stop) const {
+                                                           StageTimes& times, TaskRunner& runner,
+                                                           const std::stop_token& stop) const {
   std::vector<DecodedText> results(crops.size());
   // Sorting by aspect ratio keeps padding small within a batch.
   std::vector<size_t> order(crops.size());
@@ -39,12 +39,8 @@ Result<std::vector<DecodedText>> TextRecognizer::Recognize(std::span<const cv::M
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
     return AspectRatio(crops[a]) < AspectRatio(crops[b]);
   });
-  const size_t batch = static_cast<size_t>(std::max(1, options.batch_size));
-  for (size_t begin = 0; begin < order.size(); begin += batch) {
-    if (stop.stop_requested())
-      return Cancelled();
+  auto run_batch = [&](size_t begin, size_t n, StageTimes& batch_times) -> Status {
     Stopwatch watch;
-    const size_t n = std::min(batch, order.size() - begin);
     double max_ratio = 0;
     for (size_t i = 0; i < n; ++i)
       max_ratio = std::max(max_ratio, AspectRatio(crops[order[begin + i]]));
@@ -62,10 +58,10 @@ Result<std::vector<DecodedText>> TextRecognizer::Recognize(std::span<const cv::M
       NormalizeToPlanes(resized, kSymmetricNormalization, width, height_,
                         input.data.data() + i * 3 * plane);
     }
-    times.rec_pre_ms += watch.LapMs();
+    batch_times.rec_pre_ms += watch.LapMs();
     OCR_ASSIGN_OR_RETURN(engine::Tensor output, model_.Run(input));
-    times.rec_infer_ms += watch.LapMs();
-    times.rec_calls += 1;
+    batch_times.rec_infer_ms += watch.LapMs();
+    batch_times.rec_calls += 1;
     if (output.shape.size() != 3 || output.shape[0] != static_cast<std::int64_t>(n) ||
         output.shape[2] != static_cast<std::int64_t>(charset_.size())) {
       return Internal("recognition model returned an unexpected shape");
@@ -85,8 +81,11 @@ Result<std::vector<DecodedText>> TextRecognizer::Recognize(std::span<const cv::M
             static_cast<float>(static_cast<double>(width) / steps * crop.cols / resized_widths[i]);
       }
     }
-    times.ctc_ms += watch.LapMs();
-  }
+    batch_times.ctc_ms += watch.LapMs();
+    return Status::Ok();
+  };
+  OCR_RETURN_IF_ERROR(ForEachBatch(crops.size(), static_cast<size_t>(options.batch_size), runner,
+                                   stop, times, run_batch));
   return results;
 }
 

@@ -10,6 +10,7 @@
 #include <opencv2/core/mat.hpp>
 
 #include "common/status.h"
+#include "common/task_runner.h"
 #include "engine/model.h"
 #include "pipeline/rec/ctc_decode.h"
 #include "pipeline/types.h"
@@ -18,6 +19,12 @@ namespace ocr::pipeline {
 
 struct RecOptions {
   int batch_size = 6;
+  // Narrowest batch input, pixels at the model's height. The reference pads every batch to at
+  // least 320 px (a 6.7:1 line), so a batch of short words costs as much as a batch of lines.
+  int min_width = 320;
+  // Batch widths are rounded up to a multiple of this, so few distinct input shapes reach ONNX
+  // Runtime (its per-shape caches and allocations stay bounded). 1 = exact, as the reference.
+  int width_multiple = 1;
   // Widest input, in pixels at the model's height; wider lines are squeezed to fit. Bounds the
   // cost and memory of one absurdly wide crop (3200 px at height 48, as PP-OCRv5 does).
   int max_width = 3200;
@@ -32,11 +39,12 @@ class TextRecognizer {
                  int fixed_width)
       : model_(model), charset_(charset), height_(input_height), fixed_width_(fixed_width) {}
 
-  // One result per crop, in the order of `crops`. Stops between batches once `stop` is
-  // requested (kCancelled).
+  // One result per crop, in the order of `crops`. Batches run on `runner`; none starts once
+  // `stop` is requested (kCancelled).
   Result<std::vector<DecodedText>> Recognize(std::span<const cv::Mat> crops,
                                              const RecOptions& options, StageTimes& times,
-                                             std::stop_token stop = {}) const;
+                                             TaskRunner& runner,
+                                             const std::stop_token& stop = {}) const;
 
   // The padded input width for a batch whose widest aspect ratio is max_wh_ratio.
   int BatchWidth(double max_wh_ratio, const RecOptions& options) const;

@@ -1,0 +1,84 @@
+#include "cli/bench_workload.h"
+
+#include <mutex>
+
+namespace ocr::cli {
+namespace {
+
+// Forwards to a real model and keeps a copy of every input.
+class RecordingModel final : public engine::Model {
+ public:
+  RecordingModel(const engine::Model& inner, ModelRole role, std::vector<ModelCall>*& sink)
+      : inner_(inner), role_(role), sink_(sink) {}
+
+  Result<engine::Tensor> Run(const engine::Tensor& input) const override {
+    {
+      std::lock_guard lock(mu_);
+      sink_->push_back({role_, input});
+    }
+    return inner_.Run(input);
+  }
+
+  const std::vector<std::int64_t>& input_shape() const override { return inner_.input_shape(); }
+
+  const std::vector<std::int64_t>& output_shape() const override { return inner_.output_shape(); }
+
+  const std::string& path() const override { return inner_.path(); }
+
+ private:
+  const engine::Model& inner_;
+  const ModelRole role_;
+  std::vector<ModelCall>*& sink_;  // the current image's calls
+  mutable std::mutex mu_;
+};
+
+const engine::Model* ModelFor(const pipeline::ModelSet& models, ModelRole role) {
+  switch (role) {
+    case ModelRole::kDet:
+      return models.det.get();
+    case ModelRole::kCls:
+      return models.cls.get();
+    case ModelRole::kRec:
+      return models.rec.get();
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+Result<Workload> RecordWorkload(const pipeline::ModelSet& models, std::span<const cv::Mat> images,
+                                const pipeline::OcrOptions& options) {
+  Workload workload;
+  std::vector<ModelCall>* sink = nullptr;
+  pipeline::ModelSet recording;
+  recording.name = models.name;
+  recording.dir = models.dir;
+  recording.charset = models.charset;
+  recording.cls_height = models.cls_height;
+  recording.cls_width = models.cls_width;
+  recording.rec_height = models.rec_height;
+  recording.rec_width = models.rec_width;
+  recording.det = std::make_unique<RecordingModel>(*models.det, ModelRole::kDet, sink);
+  recording.rec = std::make_unique<RecordingModel>(*models.rec, ModelRole::kRec, sink);
+  if (models.cls)
+    recording.cls = std::make_unique<RecordingModel>(*models.cls, ModelRole::kCls, sink);
+  const pipeline::Pipeline pipe(recording);
+  workload.images.resize(images.size());
+  for (size_t i = 0; i < images.size(); ++i) {
+    sink = &workload.images[i];
+    OCR_RETURN_IF_ERROR(pipe.Run(images[i], options).status());
+  }
+  return workload;
+}
+
+Status ReplayImage(const Workload& workload, size_t index, const pipeline::ModelSet& models) {
+  for (const ModelCall& call : workload.images[index]) {
+    const engine::Model* model = ModelFor(models, call.role);
+    if (model == nullptr)
+      return Internal("replay: the model set has no model for a recorded call");
+    OCR_RETURN_IF_ERROR(model->Run(call.input).status());
+  }
+  return Status::Ok();
+}
+
+}  // namespace ocr::cli

@@ -1,0 +1,81 @@
+#include "cli/inference_workers.h"
+
+#include "sched/cpu_quota.h"
+#include "sched/topology.h"
+
+namespace ocr::cli {
+
+void AddWorkerFlags(CLI::App& cmd, WorkerFlags& flags) {
+  cmd.add_option("--threads", flags.threads,
+                 "Inference workers at most (0 = one per usable core, within the CPU affinity "
+                 "mask and cgroup quota)")
+      ->envname("ONNXOCR_THREADS")
+      ->check(CLI::Range(0, 4096))
+      ->capture_default_str();
+  cmd.add_option("--numa", flags.numa,
+                 "on: one worker group (own model copies) per NUMA node; off: one group")
+      ->envname("ONNXOCR_NUMA")
+      ->check(CLI::IsMember({"on", "off"}))
+      ->capture_default_str();
+  cmd.add_option("--queue-size", flags.queue_size, "Requests that may wait for a worker")
+      ->envname("ONNXOCR_QUEUE_SIZE")
+      ->check(CLI::Range(1, 1'000'000))
+      ->capture_default_str();
+}
+
+InferenceWorkers::~InferenceWorkers() {
+  if (scheduler_)
+    scheduler_->Stop();
+}
+
+Result<std::unique_ptr<InferenceWorkers>> InferenceWorkers::Start(
+    const std::vector<ModelSpec>& specs, const WorkerFlags& flags,
+    const engine::SessionConfig& session) {
+  OCR_ASSIGN_OR_RETURN(sched::Topology topology, sched::DiscoverTopology());
+  sched::PlacementOptions placement;
+  placement.max_threads = flags.threads;
+  placement.numa = flags.numa != "off";
+  placement.cpu_quota = sched::CgroupCpuQuota();
+  std::vector<sched::WorkerGroupPlan> plan =
+      sched::PlanWorkerGroups(topology, sched::AllowedCpus(), placement);
+
+  std::unique_ptr<InferenceWorkers> w(new InferenceWorkers());
+  w->sets_.resize(plan.size());
+  w->pipelines_.resize(plan.size());
+  w->description_ = sched::DescribeTopology(topology) + "; " + std::to_string(plan.size()) +
+                    " worker group" + (plan.size() == 1 ? "" : "s") + " of";
+  for (const auto& g : plan)
+    w->description_ += " " + std::to_string(g.cpus.size());
+  if (placement.cpu_quota)
+    w->description_ += "; cgroup CPU quota " + std::to_string(*placement.cpu_quota);
+
+  sched::SchedulerConfig config;
+  config.queue_capacity = static_cast<size_t>(std::max(1, flags.queue_size));
+  InferenceWorkers* raw = w.get();
+  auto load_group = [raw, &specs, &session](int group) -> Status {
+    const auto g = static_cast<size_t>(group);
+    for (const ModelSpec& spec : specs) {
+      OCR_ASSIGN_OR_RETURN(auto set,
+                           pipeline::LoadModelSet(raw->runtime_, spec.name, spec.dir, session));
+      raw->sets_[g].push_back(std::move(set));
+      raw->pipelines_[g].push_back(std::make_unique<pipeline::Pipeline>(*raw->sets_[g].back()));
+      // The first request should not pay for ONNX Runtime's first-run allocations.
+      OCR_RETURN_IF_ERROR(raw->pipelines_[g].back()->WarmUp());
+    }
+    return Status::Ok();
+  };
+  OCR_ASSIGN_OR_RETURN(w->scheduler_, sched::Scheduler::Start(std::move(plan), config, load_group));
+  return w;
+}
+
+std::vector<std::vector<const pipeline::Pipeline*>> InferenceWorkers::pipelines() const {
+  std::vector<std::vector<const pipeline::Pipeline*>> out;
+  for (const auto& group : pipelines_) {
+    out.emplace_back();
+    for (const auto& p : group)
+      out.back().push_back(p.get());
+  }
+  return out;
+}
+
+}  // namespace ocr::cli
