@@ -46,7 +46,7 @@ CLI::App* AddBenchCommand(CLI::App& app, BenchOptions& o) {
                 "Rescale each request's image (0.5x to 1.5x) to churn input shapes");
   cmd->add_flag("--baseline", o.baseline,
                 "Also measure the simple design: one request at a time, ONNX Runtime on every "
-                "worker core");
+                "worker core, the reference's batch shapes");
   cmd->add_flag("!--no-model-bound", o.model_bound, "Skip the model-only replay");
   cmd->add_flag("--ort-spinning", o.ort_spinning, "Let ONNX Runtime's threads spin (comparison)");
   cmd->add_flag("--ort-arena", o.ort_arena, "Use ONNX Runtime's CPU arena (comparison)");
@@ -87,6 +87,7 @@ struct Level {
   double wall_s = 0;
   double cpu_s = 0;
   std::vector<Sample> samples;
+  std::vector<double> rss_mib;  // sampled every 5% of --requests (memory growth)
 
   double per_second() const { return wall_s > 0 ? static_cast<double>(requests) / wall_s : 0; }
 };
@@ -198,6 +199,8 @@ Level Measure(int concurrency, const BenchOptions& o, size_t inputs,
           Result<Sample> sample = request(n % inputs);
           std::lock_guard lock(mu);
           ++level.requests;
+          if (o.requests > 0 && level.requests % std::max(1, o.requests / 20) == 0)
+            level.rss_mib.push_back(MemoryMib("VmRSS"));
           if (sample.ok())
             level.samples.push_back(*sample);
           else
@@ -286,6 +289,7 @@ Json LevelJson(const Level& level, int workers) {
         {"ctc", per(sum.ctc_ms)}}},
       {"lines_per_image", lines / n},
       {"rss_mib", MemoryMib("VmRSS")},
+      {"rss_mib_samples", level.rss_mib},
   };
 }
 
@@ -423,29 +427,40 @@ int Bench(const BenchOptions& o) {
   report["levels"] = std::move(out_levels);
 
   if (o.baseline) {
-    // The simple design: requests one after another, each with every core inside ONNX Runtime.
+    // The simple design, as the reference server works: requests one after another, each with
+    // every core inside ONNX Runtime; in the reference's batch shapes, and in ours (so the
+    // scheduler's single-request latency can be compared with the best thread setting).
     const pipeline::Pipeline simple(*wide);
-    const Level level = Measure(1, o, inputs->size(), [&](size_t i) -> Result<Sample> {
-      Stopwatch watch;
-      const auto& bytes = (*inputs)[i].bytes;
-      OCR_ASSIGN_OR_RETURN(cv::Mat image,
-                           image::DecodeImage(std::span(
+    Json baselines = Json::array();
+    for (const bool reference_shapes : {true, false}) {
+      pipeline::OcrOptions simple_options = options;
+      if (reference_shapes)
+        simple_options.rec = pipeline::RecOptions::Reference();
+      const Level level = Measure(1, o, inputs->size(), [&](size_t i) -> Result<Sample> {
+        Stopwatch watch;
+        const auto& bytes = (*inputs)[i].bytes;
+        OCR_ASSIGN_OR_RETURN(
+            cv::Mat image, image::DecodeImage(std::span(
                                reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size())));
-      Sample sample;
-      sample.decode_ms = watch.LapMs();
-      OCR_ASSIGN_OR_RETURN(pipeline::OcrResult result, simple.Run(image, options));
-      sample.times = result.times;
-      sample.lines = result.lines.size();
-      sample.latency_ms = watch.ElapsedMs();
-      return sample;
-    });
-    Json b = LevelJson(level, worker_count);
-    b["design"] = "one request at a time, " + std::to_string(worker_count) + " intra-op threads";
-    if (!o.json) {
-      std::printf("baseline (%s):\n", b["design"].get<std::string>().c_str());
-      PrintLevel(b);
+        Sample sample;
+        sample.decode_ms = watch.LapMs();
+        OCR_ASSIGN_OR_RETURN(pipeline::OcrResult result, simple.Run(image, simple_options));
+        sample.times = result.times;
+        sample.lines = result.lines.size();
+        sample.latency_ms = watch.ElapsedMs();
+        return sample;
+      });
+      Json b = LevelJson(level, worker_count);
+      b["design"] = "one request at a time, " + std::to_string(worker_count) +
+                    " intra-op threads, " + (reference_shapes ? "reference" : "default") +
+                    " batch shapes";
+      if (!o.json) {
+        std::printf("baseline (%s):\n", b["design"].get<std::string>().c_str());
+        PrintLevel(b);
+      }
+      baselines.push_back(std::move(b));
     }
-    report["baseline"] = std::move(b);
+    report["baselines"] = std::move(baselines);
   }
   report["rss_mib_end"] = MemoryMib("VmRSS");
   report["rss_mib_peak"] = MemoryMib("VmHWM");

@@ -1,6 +1,6 @@
 #include "cli/inference_workers.h"
 
-#include "sched/cpu_quota.h"
+#include "sched/cgroup_limits.h"
 #include "sched/topology.h"
 
 namespace ocr::cli {

@@ -29,6 +29,8 @@ CLI::App* AddRunCommand(CLI::App& app, RunOptions& o) {
       ->envname("ONNXOCR_THREADS")
       ->check(CLI::Range(0, 4096));
   cmd->add_flag("--no-cls", o.no_cls, "Skip the text direction classifier");
+  cmd->add_flag("--reference-batching", o.reference_batching,
+                "Recognize in the reference pipeline's batch shapes (slower; for parity checks)");
   cmd->add_option("--drop-score", o.drop_score, "Drop lines below this confidence")
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
@@ -102,6 +104,8 @@ int Run(const RunOptions& o) {
   const pipeline::Pipeline pipe(**models);
   pipeline::DocumentOptions doc_options;
   doc_options.ocr.use_cls = !o.no_cls;
+  if (o.reference_batching)
+    doc_options.ocr.rec = pipeline::RecOptions::Reference();
   doc_options.ocr.drop_score = o.drop_score;
   doc_options.ocr.word_boxes = o.word_boxes;
   doc_options.max_image_pixels = o.input.max_image_pixels;

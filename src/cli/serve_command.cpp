@@ -1,6 +1,7 @@
 #include "cli/serve_command.h"
 
 #include <chrono>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <thread>
@@ -17,6 +18,7 @@
 #include "image/decode.h"
 #include "pipeline/model_set.h"
 #include "pipeline/pipeline.h"
+#include "sched/cgroup_limits.h"
 
 namespace ocr::cli {
 
@@ -45,6 +47,13 @@ CLI::App* AddServeCommand(CLI::App& app, ServeOptions& o) {
       ->envname("ONNXOCR_MAX_CONNECTIONS")
       ->check(CLI::Range(1, 1'000'000))
       ->capture_default_str();
+  cmd->add_option("--memory-budget-mb", o.memory_budget_mb,
+                  "Estimated memory that requests in flight may hold together; over it, 503. "
+                  "0 = 80% of the container's memory limit less what the models take (no budget "
+                  "without a limit); -1 = off")
+      ->envname("ONNXOCR_MEMORY_BUDGET_MB")
+      ->check(CLI::Range(-1, 16'777'216))
+      ->capture_default_str();
   cmd->add_option("--cors-origin", o.cors_origin,
                   "Allow browser pages from this origin ('*' for any); CORS is off without it")
       ->envname("ONNXOCR_CORS_ORIGIN");
@@ -63,6 +72,31 @@ CLI::App* AddServeCommand(CLI::App& app, ServeOptions& o) {
       ->capture_default_str();
   return cmd;
 }
+
+namespace {
+
+std::int64_t ResidentBytes() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmRSS:", 0) == 0)
+      return std::stoll(line.substr(6)) * 1024;
+  }
+  return 0;
+}
+
+// --memory-budget-mb: explicit, off, or 80% of the cgroup limit less what is resident now (the
+// models, loaded and warm), so the whole process stays under the limit.
+std::int64_t MemoryBudgetBytes(int flag_mb) {
+  if (flag_mb > 0)
+    return std::int64_t{flag_mb} << 20;
+  const auto limit = sched::CgroupMemoryLimit();
+  if (flag_mb < 0 || !limit)
+    return 0;
+  return std::max<std::int64_t>(*limit / 10 * 8 - ResidentBytes(), 64ll << 20);
+}
+
+}  // namespace
 
 int Serve(const ServeOptions& o) {
   // Logs go to stderr; stdout stays free.
@@ -99,6 +133,9 @@ int Serve(const ServeOptions& o) {
   config.max_pdf_pages = o.input.max_pdf_pages;
   config.pdf_dpi = o.input.pdf_dpi;
   config.cors_origin = o.cors_origin;
+  config.memory_budget_bytes = MemoryBudgetBytes(o.memory_budget_mb);
+  if (config.memory_budget_bytes > 0)
+    spdlog::info("memory budget for requests in flight: {} MB", config.memory_budget_bytes >> 20);
 
   http::Server server(config, (*workers)->scheduler(), (*workers)->pipelines());
   const Status status = server.Run();

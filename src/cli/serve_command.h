@@ -20,7 +20,8 @@ struct ServeOptions {
   int read_timeout = 30;     // seconds
   int request_timeout = 60;  // seconds
   int max_connections = 1024;
-  std::string cors_origin;  // "" = CORS off
+  int memory_budget_mb = 0;  // 0 = from the cgroup memory limit (none without one); -1 = off
+  std::string cors_origin;   // "" = CORS off
   std::string log_format = "json";
   std::string log_level = "info";
 };

@@ -159,6 +159,29 @@ Result<size_t> Api::FindPipeline(const std::string& name) const {
   return InvalidArgument("unknown model '" + name + "'; available: " + known);
 }
 
+Result<std::optional<sched::MemoryBudget::Lease>> Api::ReserveMemory(
+    std::span<const std::uint8_t> bytes, const pipeline::DocumentOptions& options) const {
+  sched::MemoryBudget* budget = config_.memory_budget;
+  if (budget == nullptr || budget->limit() <= 0)
+    return std::optional<sched::MemoryBudget::Lease>();
+  OCR_ASSIGN_OR_RETURN(const std::int64_t need,
+                       pipeline::EstimateDocumentBytes(bytes, options, config_.parallel_pages));
+  const std::string limit_mb = std::to_string(budget->limit() >> 20) + " MB";
+  if (need > budget->limit()) {
+    return Status(StatusCode::kImageTooLarge,
+                  "this document needs about " + std::to_string(need >> 20) +
+                      " MB to process, more than the whole memory budget of " + limit_mb +
+                      " (--memory-budget-mb)");
+  }
+  auto lease = budget->TryReserve(need);
+  if (!lease) {
+    return Status(StatusCode::kResourceExhausted,
+                  "the memory budget (" + limit_mb +
+                      ", --memory-budget-mb) is held by requests in flight; retry after a second");
+  }
+  return std::optional<sched::MemoryBudget::Lease>(std::move(lease));
+}
+
 Routed Api::Route(ApiRequest& r) const {
   const std::string& path = r.path;
   const bool get = r.method == "GET";
@@ -321,6 +344,9 @@ Routed Api::OcrJson(ApiRequest& r) const {
     doc_options.ocr = options;
     doc_options.max_image_pixels = config_.max_image_pixels;
     doc_options.page_range = "0";  // the JSON form answers one page: a TIFF's first frame
+    auto lease = ReserveMemory(Bytes(*bytes), doc_options);
+    if (!lease.ok())
+      return FailureReply(lease.status(), request_id);
     auto doc = pipeline::ReadDocument(Bytes(*bytes), *context.pipelines[pipe], doc_options,
                                       context.stop, context.runner);
     if (!doc.ok())
@@ -418,6 +444,9 @@ Routed Api::OcrForm(ApiRequest& r) const {
                paginate, received = r.received,
                request_id = r.request_id](const WorkContext& context) {
     const std::string_view bytes = std::string_view(body).substr(offset, size);
+    auto lease = ReserveMemory(Bytes(bytes), doc_options);
+    if (!lease.ok())
+      return FailureReply(lease.status(), request_id);
     auto doc = pipeline::ReadDocument(Bytes(bytes), *context.pipelines[pipe], doc_options,
                                       context.stop, context.runner);
     if (!doc.ok())

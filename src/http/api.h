@@ -19,6 +19,7 @@
 #include "http/metrics.h"
 #include "pipeline/document.h"
 #include "pipeline/pipeline.h"
+#include "sched/memory_budget.h"
 
 namespace ocr::http {
 
@@ -27,6 +28,10 @@ struct ApiConfig {
   int max_pdf_pages = 200;                     // longer PDFs: 422 too_many_pages
   double pdf_dpi = 200;                        // PDF pages are rendered at this resolution
   std::string cors_origin;                     // "" = CORS off; "*" or one origin
+  // Work reserves its estimated peak memory here first (null: no budget). REQUIRES: outlives
+  // the Api and every Work it returned.
+  sched::MemoryBudget* memory_budget = nullptr;
+  int parallel_pages = 1;  // pages of one document in flight at once (a group's workers)
   // Reported by /info.
   int worker_threads = 1;
   int worker_groups = 1;  // one per NUMA node in use
@@ -94,6 +99,12 @@ class Api {
                       bool paginate, double seconds, bool words) const;
   // The index of the model set called `name` ("" = the default).
   Result<size_t> FindPipeline(const std::string& name) const;
+  // Reserves the document's estimated peak memory; an empty lease when there is no budget.
+  // Errors: kResourceExhausted (503, retry) when requests in flight hold the budget;
+  // kImageTooLarge when the document alone needs more than the whole budget; those of
+  // EstimateDocumentBytes.
+  Result<std::optional<sched::MemoryBudget::Lease>> ReserveMemory(
+      std::span<const std::uint8_t> bytes, const pipeline::DocumentOptions& options) const;
 
   ApiConfig config_;
   std::vector<const pipeline::Pipeline*> pipelines_;

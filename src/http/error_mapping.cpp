@@ -71,7 +71,9 @@ Reply StatusReply(const Status& status) {
       status.code() == StatusCode::kModelLoadFailed) {
     return InternalReply();  // details go to the log, not to the client
   }
-  return {HttpStatusFor(status.code()), DumpJson(ErrorJson(status))};
+  Reply reply{HttpStatusFor(status.code()), DumpJson(ErrorJson(status))};
+  reply.retry_after = status.code() == StatusCode::kResourceExhausted;  // busy: come back soon
+  return reply;
 }
 
 Reply InternalReply() {

@@ -110,6 +110,7 @@ struct Server::Impl {
       : config(std::move(c)),
         scheduler(s),
         group_pipelines(std::move(p)),
+        memory_budget(config.memory_budget_bytes),
         strand(net::make_strand(ioc)),
         acceptor(strand),
         signals(strand, SIGINT, SIGTERM),
@@ -118,7 +119,7 @@ struct Server::Impl {
           return Metrics::Gauges{scheduler.queued(), static_cast<size_t>(scheduler.busy()),
                                  static_cast<size_t>(live_sessions.load())};
         }),
-        api(MakeApiConfig(config, scheduler), group_pipelines.front(), metrics,
+        api(MakeApiConfig(config, scheduler, memory_budget), group_pipelines.front(), metrics,
             {[this] { return draining.load(); }, [this] { return scheduler.full(); }}) {
     access_log = spdlog::get("access");
     if (!access_log) {
@@ -135,8 +136,12 @@ struct Server::Impl {
   void PollDrain();
   void RunIo();
 
-  static ApiConfig MakeApiConfig(const ServerConfig& c, const sched::Scheduler& s) {
+  static ApiConfig MakeApiConfig(const ServerConfig& c, const sched::Scheduler& s,
+                                 sched::MemoryBudget& budget) {
     ApiConfig a;
+    a.memory_budget = &budget;
+    for (const sched::WorkerGroupPlan& g : s.plan())
+      a.parallel_pages = std::max(a.parallel_pages, static_cast<int>(g.cpus.size()));
     a.max_image_pixels = c.max_image_pixels;
     a.max_pdf_pages = c.max_pdf_pages;
     a.pdf_dpi = c.pdf_dpi;
@@ -155,6 +160,7 @@ struct Server::Impl {
   sched::Scheduler& scheduler;
   // Per worker group, the model sets in the same order (index 0 is the default).
   const std::vector<std::vector<const pipeline::Pipeline*>> group_pipelines;
+  sched::MemoryBudget memory_budget;  // outlives the api and the work it hands out
   std::shared_ptr<spdlog::logger> access_log;
   std::atomic<bool> draining{false};
   std::atomic<int> live_sessions{0};
@@ -327,6 +333,18 @@ class Session : public std::enable_shared_from_this<Session> {
                   }
                   self->Send(std::move(r));
                 });
+    };
+    // Dropped unrun: the deadline passed (and answered 504) or the client hung up while the job
+    // waited. Then nothing will answer, so the connection closes.
+    job.dropped = [self = shared_from_this(), generation](const Status& /*why*/) {
+      net::post(self->stream_.get_executor(), [self, generation] {
+        if (generation != self->generation_ || !self->busy_ || self->answered_)
+          return;
+        self->deadline_.cancel();
+        spdlog::info("request_id={} client closed the connection; work dropped unrun",
+                     self->request_id_);
+        self->Close();
+      });
     };
     if (!server_.scheduler.Submit(std::move(job)).ok()) {
       Send(BusyReply());

@@ -31,6 +31,9 @@ struct ServerConfig {
   std::chrono::seconds drain_timeout{30};      // how long SIGTERM waits for in-flight requests
   int max_connections = 1024;                  // open connections; beyond it 503 and close
   std::string cors_origin;                     // "" = CORS off; "*" or one origin
+  // Estimated peak bytes that requests in flight may hold together; beyond it 503 server_busy
+  // (or 422 image_too_large for one document bigger than all of it). 0 = no budget.
+  std::int64_t memory_budget_bytes = 0;
 };
 
 class Server {

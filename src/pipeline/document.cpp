@@ -1,5 +1,6 @@
 #include "pipeline/document.h"
 
+#include <algorithm>
 #include <charconv>
 #include <mutex>
 #include <numeric>
@@ -129,6 +130,38 @@ Result<DocumentResult> ReadDocument(std::span<const std::uint8_t> bytes, const P
     default:
       return ReadImage(bytes, context);
   }
+}
+
+Result<std::int64_t> EstimateDocumentBytes(std::span<const std::uint8_t> bytes,
+                                           const DocumentOptions& options, int parallel_pages) {
+  // Measured peak working set of one page through det, cls and rec beyond its pixels (resized
+  // copies, tensors, activations), with margin: BENCHMARKS.md, "Memory".
+  constexpr std::int64_t kInferenceBytes = 96ll << 20;
+  constexpr std::int64_t kBytesPerPixel = 6;  // the BGR page and one working copy of it
+  std::int64_t largest_page = 0;
+  int pages = 1;
+  if (image::SniffFormat(bytes) == image::Format::kPdf) {
+    pdf::PdfLimits limits;
+    limits.max_pages = options.max_pdf_pages;
+    limits.dpi = options.pdf_dpi;
+    limits.max_page_pixels = options.max_image_pixels;
+    OCR_ASSIGN_OR_RETURN(const auto document, pdf::PdfDocument::Open(bytes, limits));
+    OCR_ASSIGN_OR_RETURN(const std::vector<int> selected,
+                         SelectPages(options, document->page_count()));
+    for (const int p : selected) {
+      OCR_ASSIGN_OR_RETURN(const cv::Size size, document->PageSize(p));
+      largest_page = std::max<std::int64_t>(largest_page, std::int64_t{size.width} * size.height);
+    }
+    pages = static_cast<int>(selected.size());
+  } else {
+    OCR_ASSIGN_OR_RETURN(const image::ImageInfo info, image::ProbeImage(bytes));
+    largest_page = std::int64_t{info.width} * info.height;  // TIFF frames: the first's size
+    if (info.format == image::Format::kTiff) {
+      OCR_ASSIGN_OR_RETURN(pages, image::CountFrames(bytes, options.max_pdf_pages));
+    }
+  }
+  const std::int64_t in_flight = std::clamp(pages, 1, std::max(1, parallel_pages));
+  return in_flight * (largest_page * kBytesPerPixel + kInferenceBytes);
 }
 
 std::string FormatDocument(const DocumentResult& document, OutputFormat format, bool paginate) {

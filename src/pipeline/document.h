@@ -53,6 +53,13 @@ Result<DocumentResult> ReadDocument(std::span<const std::uint8_t> bytes, const P
                                     const DocumentOptions& options,
                                     const std::stop_token& stop = {}, TaskRunner* runner = nullptr);
 
+// About the most memory ReadDocument will hold for `bytes` at once, read from headers and page
+// sizes without decoding: for each of up to `parallel_pages` pages in flight, the decoded page
+// (with one working copy) and the models' working set. For the server's memory budget.
+// Errors: as ReadDocument's, for the parts read here (format, PDF structure, page_range).
+Result<std::int64_t> EstimateDocumentBytes(std::span<const std::uint8_t> bytes,
+                                           const DocumentOptions& options, int parallel_pages);
+
 // The document as text, Markdown or HTML, page after page; with `paginate`, each page is preceded
 // by the separator of spec/API.md ("\n{N}" + 48 dashes + "\n\n").
 std::string FormatDocument(const DocumentResult& document, OutputFormat format, bool paginate);

@@ -353,5 +353,61 @@ TEST(ServerLifecycleTest, FullQueueAnswers503WithRetryAfter) {
   EXPECT_EQ(server.Stop(), 0) << server.log();
 }
 
+TEST(ServerLifecycleTest, MemoryBudgetRefusesWhatItCannotHold) {
+  std::string text;
+  for (int i = 0; i < 24; ++i)
+    text += "Invoice " + std::to_string(4400 + i) + " paid in full\n";
+  const auto png_path = testing::RenderTextPng(text);
+  if (png_path.empty())
+    GTEST_SKIP() << "pango-view is not installed";
+  const std::string body = OcrBody(testing::ReadFileOrDie(png_path));
+  ServerProcess server;
+  // Each of these requests is estimated at about 100 MB (96 MB working set plus its pixels), so
+  // the 150 MB budget holds one at a time.
+  ASSERT_TRUE(server.Start({"--threads", "2", "--memory-budget-mb", "150"}));
+
+  // 6000 x 6000 needs 6000 * 6000 * 6 bytes plus the working set: more than the whole budget,
+  // refused from the header alone.
+  const Response big = Send(
+      server.port(), MakeRequest(bhttp::verb::post, "/ocr", OcrBody(PngHeaderOnly(6000, 6000))));
+  EXPECT_EQ(big.result_int(), 422u) << big.body();
+  EXPECT_EQ(ErrorCodeOf(big), "image_too_large");
+  EXPECT_NE(big.body().find("memory budget of 150 MB"), std::string::npos) << big.body();
+
+  constexpr int kClients = 3;
+  std::array<unsigned, kClients> status{};
+  std::array<std::string, kClients> code{};
+  std::array<std::string, kClients> retry_after{};
+  {
+    std::vector<std::jthread> clients;
+    for (int i = 0; i < kClients; ++i) {
+      clients.emplace_back([&, i] {
+        const Response res = Send(server.port(), MakeRequest(bhttp::verb::post, "/ocr", body));
+        status[i] = res.result_int();
+        retry_after[i] = std::string(res[bhttp::field::retry_after]);
+        if (status[i] != 200)
+          code[i] = ErrorCodeOf(res);
+      });
+    }
+  }
+  int ok = 0;
+  int refused = 0;
+  for (int i = 0; i < kClients; ++i) {
+    if (status[i] == 200) {
+      ++ok;
+      continue;
+    }
+    EXPECT_EQ(status[i], 503u);
+    EXPECT_EQ(code[i], "server_busy");
+    EXPECT_EQ(retry_after[i], "1");
+    ++refused;
+  }
+  EXPECT_GE(ok, 1);
+  EXPECT_GE(refused, 1);  // two workers were free, but the budget held one request
+  // With the budget free again, a request goes through.
+  EXPECT_EQ(Send(server.port(), MakeRequest(bhttp::verb::post, "/ocr", body)).result_int(), 200u);
+  EXPECT_EQ(server.Stop(), 0) << server.log();
+}
+
 }  // namespace
 }  // namespace ocr::http

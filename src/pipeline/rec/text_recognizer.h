@@ -17,17 +17,30 @@
 
 namespace ocr::pipeline {
 
+// Defaults chosen by measurement (BENCHMARKS.md, "Recognition batch shapes"): one crop per call
+// at its own width costs about 40% less CPU than the reference's batches of 6 padded to at least
+// 320 px, and the batches then spread over idle cores one crop at a time.
 struct RecOptions {
-  int batch_size = 6;
-  // Narrowest batch input, pixels at the model's height. The reference pads every batch to at
-  // least 320 px (a 6.7:1 line), so a batch of short words costs as much as a batch of lines.
-  int min_width = 320;
-  // Batch widths are rounded up to a multiple of this, so few distinct input shapes reach ONNX
-  // Runtime (its per-shape caches and allocations stay bounded). 1 = exact, as the reference.
-  int width_multiple = 1;
+  int batch_size = 1;  // the reference: 6
+  // Narrowest input, pixels at the model's height. The reference pads every batch to at least
+  // 320 px (a 6.7:1 line), so a batch of short words costs as much as a batch of lines.
+  int min_width = 48;  // the reference: 320
+  // Widths are rounded up to a multiple of this, so fewer distinct input shapes reach ONNX
+  // Runtime. 1 = exact, as the reference.
+  int width_multiple = 8;
   // Widest input, in pixels at the model's height; wider lines are squeezed to fit. Bounds the
   // cost and memory of one absurdly wide crop (3200 px at height 48, as PP-OCRv5 does).
   int max_width = 3200;
+
+  // The reference pipeline's shapes (batches of 6, at least 320 px, exact widths): its outputs
+  // are reproduced line for line with these, which the parity test checks.
+  static RecOptions Reference() {
+    RecOptions r;
+    r.batch_size = 6;
+    r.min_width = 320;
+    r.width_multiple = 1;
+    return r;
+  }
 };
 
 class TextRecognizer {

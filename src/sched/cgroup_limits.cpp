@@ -1,4 +1,4 @@
-#include "sched/cpu_quota.h"
+#include "sched/cgroup_limits.h"
 
 #include <fstream>
 #include <string>
@@ -34,6 +34,27 @@ std::optional<double> CgroupCpuQuota(const std::filesystem::path& root) {
     double period = 0;
     if (quota_file >> quota && period_file >> period)
       return Quota(quota, period);
+  }
+  return std::nullopt;
+}
+
+std::optional<std::int64_t> CgroupMemoryLimit(const std::filesystem::path& root) {
+  // v2: "max" or a byte count; v1 writes a huge number (about 2^63) for "no limit".
+  for (const auto& file : {root / "memory.max", root / "memory" / "memory.limit_in_bytes"}) {
+    std::ifstream in(file);
+    std::string value;
+    if (!(in >> value))
+      continue;
+    if (value == "max")
+      return std::nullopt;
+    try {
+      const long long bytes = std::stoll(value);
+      if (bytes <= 0 || bytes >= (1LL << 60))
+        return std::nullopt;
+      return static_cast<std::int64_t>(bytes);
+    } catch (const std::exception&) {
+      return std::nullopt;
+    }
   }
   return std::nullopt;
 }
