@@ -1,5 +1,7 @@
 #include "cli/inference_workers.h"
 
+#include <spdlog/spdlog.h>
+
 #include "sched/cgroup_limits.h"
 #include "sched/topology.h"
 
@@ -59,8 +61,11 @@ Result<std::unique_ptr<InferenceWorkers>> InferenceWorkers::Start(
                            pipeline::LoadModelSet(raw->runtime_, spec.name, spec.dir, session));
       raw->sets_[g].push_back(std::move(set));
       raw->pipelines_[g].push_back(std::make_unique<pipeline::Pipeline>(*raw->sets_[g].back()));
-      // The first request should not pay for ONNX Runtime's first-run allocations.
-      OCR_RETURN_IF_ERROR(raw->pipelines_[g].back()->WarmUp());
+      // The first request should not pay for ONNX Runtime's first-run allocations. A set that
+      // fails here may still read other inputs, so it is served (and its failures answered 500
+      // per request), with a warning.
+      if (Status warm = raw->pipelines_[g].back()->WarmUp(); !warm.ok())
+        spdlog::warn("{}", warm.message());
     }
     return Status::Ok();
   };
