@@ -9,8 +9,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -194,27 +196,33 @@ class ServerProcess {
 
   void Signal(int signo) const { kill(pid_, signo); }
 
+  // Waits up to `wait` for the exit (then kills the group); returns the exit code, -1 when killed
+  // by a signal or after `wait`. Any other exit than 0 prints the end of the server's output,
+  // where a sanitizer's report on the child would be.
   int Wait(std::chrono::seconds wait) {
     const auto deadline = std::chrono::steady_clock::now() + wait;
     int status = 0;
-    while (true) {
-      const pid_t r = waitpid(pid_, &status, WNOHANG);
-      if (r == pid_)
-        break;
+    bool timed_out = false;
+    while (waitpid(pid_, &status, WNOHANG) != pid_) {
       if (std::chrono::steady_clock::now() > deadline) {
         kill(-pid_, SIGKILL);
         waitpid(pid_, &status, 0);
-        pid_ = -1;
-        if (reader_.joinable())
-          reader_.join();
-        return -1;
+        timed_out = true;
+        break;
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
     pid_ = -1;
     if (reader_.joinable())
       reader_.join();
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    const int code = !timed_out && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    if (code != 0) {
+      const std::string output = log();
+      std::fprintf(stderr, "onnxocr serve exited with %d%s; the end of its output:\n%s\n", code,
+                   timed_out ? " (killed after the wait)" : "",
+                   output.substr(output.size() - std::min<size_t>(output.size(), 16384)).c_str());
+    }
+    return code;
   }
 
   std::string log() {

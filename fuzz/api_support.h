@@ -1,0 +1,120 @@
+// The HTTP API under fuzz, shared by json_fuzz and http_fuzz: the default model set
+// (models/ppocrv4) loaded once per fuzz process, an Api over it with small limits, and the
+// checks every reply must pass whatever the request was.
+// Thread-safety: none needed (libFuzzer runs one input at a time on one thread).
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
+
+#include "common/task_runner.h"
+#include "engine/ort_model.h"
+#include "fuzz_support.h"
+#include "http/api.h"
+#include "http/metrics.h"
+#include "pipeline/model_set.h"
+#include "pipeline/pipeline.h"
+#include "sched/memory_budget.h"
+
+namespace ocr::fuzz {
+
+// Small limits keep the work of one input short: an accepted image has at most 256 x 256
+// pixels, a PDF at most 2 pages rendered at 18 dpi (an A4 page is 149 x 211 pixels). The memory
+// budget is large enough for anything those limits let through, so every document's estimate is
+// computed from its hostile header and OCR still runs.
+inline http::ApiConfig FuzzApiConfig(sched::MemoryBudget& budget) {
+  http::ApiConfig config;
+  config.max_image_pixels = 256 * 256;
+  config.max_pdf_pages = 2;
+  config.pdf_dpi = 18;
+  config.memory_budget = &budget;
+  return config;
+}
+
+inline constexpr std::int64_t kMemoryBudgetBytes = std::int64_t{4} << 30;
+
+// The Api over the default set, that set as a worker group would hold it, and the Api's memory
+// budget. Loads on first use and lives until the process exits; aborts if the set does not load
+// (scripts/bootstrap installs it).
+struct FuzzApi {
+  const http::Api& api;
+  std::span<const pipeline::Pipeline* const> pipelines;
+  const sched::MemoryBudget& budget;
+};
+
+inline FuzzApi SharedApi() {
+  struct Loaded {
+    engine::Runtime runtime;
+    std::unique_ptr<pipeline::ModelSet> models;
+    std::unique_ptr<pipeline::Pipeline> pipeline;
+    std::vector<const pipeline::Pipeline*> pipelines;
+    sched::MemoryBudget budget{kMemoryBudgetBytes};
+    std::unique_ptr<http::Metrics> metrics;
+    std::unique_ptr<http::Api> api;
+  };
+
+  static Loaded* loaded = [] {
+    spdlog::set_level(spdlog::level::off);  // a log line per bad input would drown the fuzzer
+    auto* l = new Loaded();
+    auto set = pipeline::LoadModelSet(l->runtime, "ppocrv4", OCR_FUZZ_MODEL_DIR, {});
+    if (!set.ok()) {
+      std::fprintf(stderr, "cannot load %s: %s\n", OCR_FUZZ_MODEL_DIR,
+                   set.status().ToString().c_str());
+      std::abort();
+    }
+    l->models = std::move(set).value();
+    l->pipeline = std::make_unique<pipeline::Pipeline>(*l->models);
+    l->pipelines = {l->pipeline.get()};
+    l->metrics = std::make_unique<http::Metrics>([] { return http::Metrics::Gauges{}; });
+    l->api =
+        std::make_unique<http::Api>(FuzzApiConfig(l->budget), l->pipelines, *l->metrics,
+                                    http::Api::State{[] { return false; }, [] { return false; }});
+    return l;
+  }();
+  return {*loaded->api, loaded->pipelines, loaded->budget};
+}
+
+// Runs a route's work to completion on this thread, as a worker would whose deadline never
+// passes.
+inline http::Reply RunWork(const FuzzApi& fuzz_api, const http::Work& work) {
+  InlineTaskRunner runner;
+  return work(http::WorkContext{std::stop_token(), fuzz_api.pipelines, &runner});
+}
+
+// What holds for every reply: a status the API uses (never 500, which would be a bug since no
+// client input may cause one); errors in the JSON error shape of spec/API.md section 3; JSON
+// bodies that parse; 405 with its Allow header.
+inline bool ReplyIsWellFormed(const http::Reply& reply) {
+  if (reply.status < 200 || reply.status > 504 || reply.status == 500)
+    return false;
+  if (reply.status == 405 && reply.allow.empty())
+    return false;
+  if (reply.content_type != "application/json")
+    return reply.status < 400;
+  const nlohmann::json body = nlohmann::json::parse(reply.body, nullptr, false);
+  if (!body.is_object())
+    return false;
+  if (reply.status < 400)
+    return true;
+  const auto error = body.find("error");
+  return body.value("success", true) == false && error != body.end() && error->is_object() &&
+         !error->value("code", "").empty() && !error->value("message", "").empty();
+}
+
+inline void CheckReply(const http::Reply& reply) {
+  if (!ReplyIsWellFormed(reply)) {
+    std::fprintf(stderr, "malformed reply: %u %s\n%s\n", reply.status, reply.content_type.c_str(),
+                 reply.body.c_str());
+    CheckFailed("ReplyIsWellFormed(reply)", __FILE__, __LINE__);
+  }
+}
+
+}  // namespace ocr::fuzz

@@ -1,0 +1,105 @@
+// Fuzz target for image sniffing, header probing, frame counting and decoding (image/decode.h)
+// under a small pixel limit. Checked: the probe agrees with the sniffer, and reports a positive
+// size or a documented error; a decoded image is non-empty CV_8UC3 BGR within the limit and has
+// the size the probe read (turned by EXIF orientation for JPEG), since the limit is enforced on
+// the probe; only a TIFF has several frames, and its second frame decodes within the limit too.
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include <opencv2/core.hpp>
+
+#include "fuzz_support.h"
+#include "image/decode.h"
+
+namespace {
+
+using ocr::StatusCode;
+using ocr::image::Format;
+
+constexpr ocr::image::DecodeOptions kOptions{.max_pixels = 4'000'000};
+constexpr int kMaxFrames = 4;
+
+void CheckProbe(Format format, const ocr::Result<ocr::image::ImageInfo>& info) {
+  if (format == Format::kUnknown || format == Format::kPdf) {
+    OCR_FUZZ_CHECK(!info.ok() && info.status().code() == StatusCode::kUnsupportedMediaType);
+    return;
+  }
+  if (info.ok()) {
+    OCR_FUZZ_CHECK(info->format == format);
+    OCR_FUZZ_CHECK(info->width > 0 && info->height > 0);
+  } else {
+    OCR_FUZZ_CHECK(info.status().code() == StatusCode::kUndecodableImage);
+  }
+}
+
+void CheckBgr(const cv::Mat& image) {
+  OCR_FUZZ_CHECK(!image.empty());
+  OCR_FUZZ_CHECK(image.type() == CV_8UC3);
+  OCR_FUZZ_CHECK(image.isContinuous());
+  OCR_FUZZ_CHECK(static_cast<std::int64_t>(image.total()) <= kOptions.max_pixels);
+}
+
+void CheckDecoded(const ocr::image::ImageInfo& info, const cv::Mat& image) {
+  CheckBgr(image);
+  const bool as_probed = image.cols == info.width && image.rows == info.height;
+  const bool turned = image.cols == info.height && image.rows == info.width;
+  OCR_FUZZ_CHECK(as_probed || (turned && info.format == Format::kJpeg));
+}
+
+// A later frame has its own header, so only the generic invariants apply to it.
+void CheckFrames(std::span<const std::uint8_t> bytes, Format format,
+                 const ocr::Result<ocr::image::ImageInfo>& info) {
+  const ocr::Result<int> frames = ocr::image::CountFrames(bytes, kMaxFrames);
+  if (!frames.ok()) {
+    OCR_FUZZ_CHECK(!info.ok() ? frames.status().code() == info.status().code()
+                              : frames.status().code() == StatusCode::kUndecodableImage);
+    return;
+  }
+  OCR_FUZZ_CHECK(info.ok());
+  OCR_FUZZ_CHECK(*frames >= 1 && *frames <= kMaxFrames + 1);
+  OCR_FUZZ_CHECK(*frames == 1 || format == Format::kTiff);
+  if (*frames <= kMaxFrames) {
+    OCR_FUZZ_CHECK(ocr::image::DecodeFrame(bytes, *frames, kOptions).status().code() ==
+                   StatusCode::kInvalidArgument);
+  }
+  if (*frames > 1) {
+    const ocr::Result<cv::Mat> second = ocr::image::DecodeFrame(bytes, 1, kOptions);
+    if (second.ok())
+      CheckBgr(*second);
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerInitialize(int* /*argc*/, char*** /*argv*/) {
+  ocr::image::QuietCodecWarnings();  // one warning per bad input would drown the fuzzer's output
+  return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::span<const std::uint8_t> bytes(data, size);
+  const Format format = ocr::image::SniffFormat(bytes);
+  OCR_FUZZ_CHECK(!ocr::image::FormatName(format).empty());
+  const auto info = ocr::image::ProbeImage(bytes);
+  CheckProbe(format, info);
+  CheckFrames(bytes, format, info);
+
+  const auto image = ocr::image::DecodeImage(bytes, kOptions);
+  if (image.ok()) {
+    OCR_FUZZ_CHECK(info.ok());  // decoding starts with the same probe
+    CheckDecoded(*info, *image);
+    return 0;
+  }
+  const StatusCode code = image.status().code();
+  if (!info.ok()) {
+    OCR_FUZZ_CHECK(code == info.status().code());
+  } else if (std::int64_t{info->width} * info->height > kOptions.max_pixels) {
+    OCR_FUZZ_CHECK(code == StatusCode::kImageTooLarge);
+  } else {
+    OCR_FUZZ_CHECK(code == StatusCode::kUndecodableImage || code == StatusCode::kImageTooLarge ||
+                   code == StatusCode::kResourceExhausted);
+  }
+  OCR_FUZZ_CHECK(!image.status().message().empty());
+  return 0;
+}

@@ -1,0 +1,204 @@
+// make_fuzz_seeds: writes the seed corpus of every fuzz target, one folder per target under
+// OUT_DIR, from the builders the image and PDF tests use (tests/image/test_images.h,
+// tests/pdf/test_pdfs.h) and, when SHARED_TESTDATA_DIR is given, copies of the shared test
+// images shrunk to at most 64 x 64. Seeds are made at fuzz time, so no binary is committed.
+//   make_fuzz_seeds OUT_DIR [SHARED_TESTDATA_DIR]
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <opencv2/core.hpp>
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include "fuzz_support.h"
+#include "image/test_images.h"
+#include "pdf/test_pdfs.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using Bytes = std::vector<std::uint8_t>;
+
+class SeedWriter {
+ public:
+  explicit SeedWriter(fs::path root) : root_(std::move(root)) {}
+
+  void Add(const std::string& target, std::string_view content) {
+    const fs::path dir = root_ / target;
+    fs::create_directories(dir);
+    const fs::path path = dir / ("seed_" + std::to_string(count_++));
+    std::ofstream(path, std::ios::binary)
+        .write(content.data(), static_cast<std::streamsize>(content.size()));
+  }
+
+  void Add(const std::string& target, const Bytes& content) {
+    Add(target, std::string_view(reinterpret_cast<const char*>(content.data()), content.size()));
+  }
+
+  int count() const { return count_; }
+
+ private:
+  fs::path root_;
+  int count_ = 0;
+};
+
+std::string Text(const Bytes& bytes) {
+  return {bytes.begin(), bytes.end()};
+}
+
+// A white 96 x 24 PNG with dark text: small enough to OCR quickly, real enough to find a line.
+std::string TextPng() {
+  cv::Mat image(24, 96, CV_8UC3, cv::Scalar(255, 255, 255));
+  cv::putText(image, "Hi 42", cv::Point(4, 18), cv::FONT_HERSHEY_SIMPLEX, 0.6, cv::Scalar(0, 0, 0),
+              1, cv::LINE_AA);
+  return Text(ocr::image::testing::Encode(".png", image));
+}
+
+std::vector<std::string> PdfSeeds() {
+  using ocr::pdf::testing::BuildPdf;
+  using ocr::pdf::testing::HandWrittenPdf;
+  const std::string helvetica =
+      "<< /Font << /F1 << /Type /Font /Subtype /Type1 /BaseFont /Helvetica >> >> >>";
+  std::vector<std::string> pdfs = {
+      Text(HandWrittenPdf(200, 100, "1 0 0 rg 0 0 100 100 re f 0 0 1 rg 100 0 100 100 re f")),
+      Text(HandWrittenPdf(300, 200, "BT /F1 20 Tf 72 100 Td (Hello PDF) Tj ET", helvetica)),
+      Text(HandWrittenPdf(100, 100, "")),
+      Text(BuildPdf({"<< /Type /Catalog /Pages 2 0 R >>",
+                     "<< /Type /Pages /Kids [3 0 R 4 0 R] /Count 2 >>",
+                     "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 100 50] /Rotate 90 >>",
+                     "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 50 100] /CropBox [10 10 40 "
+                     "90] >>"})),
+  };
+  std::string missing;
+  if (ocr::pdf::testing::HaveTools(&missing)) {
+    const fs::path born = ocr::pdf::testing::MakeTextPdf("seed", {"Invoice 1001"}, "a4");
+    if (!born.empty())
+      pdfs.push_back(Text(ocr::pdf::testing::ReadBytes(born)));
+    ocr::pdf::testing::RemoveTempFolder();
+  } else {
+    std::printf("make_fuzz_seeds: no generated PDF (missing %s)\n", missing.c_str());
+  }
+  return pdfs;
+}
+
+// Shared test images, each shrunk to fit 64 x 64 and re-encoded in its own format.
+std::vector<std::string> SharedImages(const fs::path& testdata) {
+  std::vector<std::string> out;
+  for (const auto& entry : fs::recursive_directory_iterator(testdata)) {
+    const std::string ext = entry.path().extension().string();
+    if (ext != ".jpg" && ext != ".png")
+      continue;
+    const cv::Mat image = cv::imread(entry.path().string(), cv::IMREAD_COLOR);
+    if (image.empty())
+      continue;
+    const double scale = 64.0 / std::max(image.cols, image.rows);
+    cv::Mat small;
+    cv::resize(image, small, cv::Size(), std::min(scale, 1.0), std::min(scale, 1.0),
+               cv::INTER_AREA);
+    out.push_back(Text(ocr::image::testing::Encode(ext, small)));
+  }
+  return out;
+}
+
+std::string Form(std::string_view boundary, const std::vector<std::string>& parts) {
+  std::string body;
+  for (const std::string& part : parts)
+    body += "--" + std::string(boundary) + "\r\n" + part + "\r\n";
+  return body + "--" + std::string(boundary) + "--\r\n";
+}
+
+std::string FilePart(std::string_view bytes) {
+  return "Content-Disposition: form-data; name=\"file\"; filename=\"a.png\"\r\n"
+         "Content-Type: image/png\r\n\r\n" +
+         std::string(bytes);
+}
+
+std::string FieldPart(std::string_view name, std::string_view value) {
+  return "Content-Disposition: form-data; name=\"" + std::string(name) + "\"\r\n\r\n" +
+         std::string(value);
+}
+
+std::string HttpRequest(std::string_view head, std::string_view content_type,
+                        std::string_view body) {
+  return std::string(head) + "\r\nHost: fuzz\r\nContent-Type: " + std::string(content_type) +
+         "\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" + std::string(body);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || argc > 3) {
+    std::fprintf(stderr, "usage: make_fuzz_seeds OUT_DIR [SHARED_TESTDATA_DIR]\n");
+    return 2;
+  }
+  SeedWriter seeds(argv[1]);
+  const std::string png = TextPng();
+  const std::string b64 = ocr::fuzz::EncodeBase64(png);
+
+  std::vector<std::string> images;
+  for (const Bytes& file : ocr::image::testing::SampleFiles())
+    images.push_back(Text(file));
+  images.push_back(png);
+  images.push_back(Text(ocr::image::testing::JpegWithSof(60000, 60000)));  // over the limit
+  if (argc == 3 && fs::is_directory(argv[2])) {
+    for (std::string& image : SharedImages(argv[2]))
+      images.push_back(std::move(image));
+  }
+  for (const std::string& image : images)
+    seeds.Add("image_decode_fuzz", image);
+
+  for (const std::string& pdf : PdfSeeds())
+    seeds.Add("pdf_fuzz", pdf);
+
+  for (const std::string& text :
+       {b64, "data:image/png;base64," + b64, b64.substr(0, b64.find('=')), std::string("QQ==\n")})
+    seeds.Add("base64_fuzz", text);
+
+  const std::vector<std::string> json = {
+      R"({"image":")" + b64 + R"("})",
+      R"({"image":"data:image/png;base64,)" + b64 +
+          R"(","cls":false,"return_word_boxes":true,"drop_score":0.25,"model":"ppocrv4"})",
+      R"({"image":"QQ==","drop_score":2})",
+      R"({"image":12,"cls":"yes"})",
+      R"({"model":null,"image":null})",
+      R"([1,2,{"image":""}])",
+  };
+  for (const std::string& body : json)
+    seeds.Add("json_fuzz", body);
+
+  constexpr std::string_view kBoundary = "fuzzBoundary";
+  const std::string content_type = "multipart/form-data; boundary=" + std::string(kBoundary);
+  const std::vector<std::string> forms = {
+      Form(kBoundary, {FilePart(png)}),
+      Form(kBoundary, {FilePart("%PDF-1.4\n"), FieldPart("output_format", "markdown"),
+                       FieldPart("paginate_output", "true"), FieldPart("page_range", "0-1")}),
+      Form(kBoundary, {FieldPart("drop_score", "0.5"), FieldPart("cls", "no"),
+                       FieldPart("return_word_boxes", "1"), FieldPart("force_ocr", "yes")}),
+  };
+  for (const std::string& form : forms)
+    seeds.Add("multipart_fuzz", content_type + "\n" + form);
+  seeds.Add("multipart_fuzz", "multipart/form-data; BOUNDARY=\"q\\\"x\"\n--q\"x\r\n\r\n");
+
+  const std::vector<std::string> requests = {
+      "GET /healthz HTTP/1.1\r\nHost: fuzz\r\n\r\nGET /info?x=1 HTTP/1.1\r\nHost: fuzz\r\n\r\n",
+      "OPTIONS /ocr HTTP/1.1\r\nOrigin: https://app.example\r\n\r\n",
+      "GET / HTTP/1.1\r\nIf-None-Match: \"x\"\r\n\r\n",
+      HttpRequest("POST /ocr HTTP/1.1", "application/json", json[0]),
+      HttpRequest("POST /ocr_api HTTP/1.1", "application/json", json[1]),
+      HttpRequest("POST /ocr HTTP/1.1", content_type, forms[0]),
+      HttpRequest("POST /ocr HTTP/1.1", content_type, forms[1]),
+      "POST /ocr HTTP/1.1\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\n"
+      "5\r\n{\"a\":\r\n2\r\n1}\r\n0\r\n\r\n",
+  };
+  for (const std::string& request : requests)
+    seeds.Add("http_fuzz", request);
+
+  std::printf("make_fuzz_seeds: %d seeds in %s\n", seeds.count(), argv[1]);
+  return 0;
+}

@@ -1,0 +1,79 @@
+// Fuzz target for PDF opening, page rendering and the text layer (pdf/pdf_document.h) under
+// small limits. Checked: Open fails only with the documented codes and otherwise reports 1 to
+// max_pages pages; page 0 renders to CV_8UC3 of exactly PageSize() and within the pixel limit,
+// or fails with kInvalidPdf / kImageTooLarge (always kImageTooLarge when PageSize() is over the
+// limit); text-layer boxes lie on the page; pages out of range are kInvalidArgument.
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include <opencv2/core.hpp>
+
+#include "fuzz_support.h"
+#include "pdf/pdf_document.h"
+
+namespace {
+
+using ocr::StatusCode;
+
+constexpr ocr::pdf::PdfLimits kLimits{.max_pages = 4, .dpi = 36, .max_page_pixels = 250'000};
+
+bool IsPageError(StatusCode code) {
+  return code == StatusCode::kInvalidPdf || code == StatusCode::kImageTooLarge;
+}
+
+void CheckRender(const ocr::pdf::PdfDocument& doc, const ocr::Result<cv::Size>& size) {
+  const ocr::Result<cv::Mat> image = doc.RenderPage(0);
+  if (!image.ok()) {
+    OCR_FUZZ_CHECK(IsPageError(image.status().code()));
+    if (size.ok() && std::int64_t{size->width} * size->height > kLimits.max_page_pixels)
+      OCR_FUZZ_CHECK(image.status().code() == StatusCode::kImageTooLarge);
+    return;
+  }
+  OCR_FUZZ_CHECK(size.ok());
+  OCR_FUZZ_CHECK(image->type() == CV_8UC3);
+  OCR_FUZZ_CHECK(image->size() == *size);
+  OCR_FUZZ_CHECK(static_cast<std::int64_t>(image->total()) <= kLimits.max_page_pixels);
+}
+
+void CheckTextLayer(const ocr::pdf::PdfDocument& doc, const ocr::Result<cv::Size>& size) {
+  const ocr::Result<ocr::pdf::TextLayerPage> text = doc.TextLayer(0);
+  if (!text.ok()) {
+    OCR_FUZZ_CHECK(IsPageError(text.status().code()));
+    return;
+  }
+  OCR_FUZZ_CHECK(size.ok());
+  OCR_FUZZ_CHECK(!text->usable || !text->lines.empty());
+  for (const ocr::pipeline::TextLine& line : text->lines) {
+    OCR_FUZZ_CHECK(line.confidence == 1.0f);
+    for (const ocr::pipeline::Point& p : line.box) {
+      OCR_FUZZ_CHECK(p.x >= 0 && p.x <= static_cast<float>(size->width));
+      OCR_FUZZ_CHECK(p.y >= 0 && p.y <= static_cast<float>(size->height));
+    }
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const auto doc = ocr::pdf::PdfDocument::Open(std::span<const std::uint8_t>(data, size), kLimits);
+  if (!doc.ok()) {
+    const StatusCode code = doc.status().code();
+    OCR_FUZZ_CHECK(code == StatusCode::kInvalidPdf || code == StatusCode::kEncryptedPdf ||
+                   code == StatusCode::kTooManyPages);
+    return 0;
+  }
+  const ocr::pdf::PdfDocument& pdf = **doc;
+  OCR_FUZZ_CHECK(pdf.page_count() >= 1 && pdf.page_count() <= kLimits.max_pages);
+  const ocr::Result<cv::Size> page_size = pdf.PageSize(0);
+  if (page_size.ok()) {
+    OCR_FUZZ_CHECK(page_size->width >= 1 && page_size->height >= 1);
+  } else {
+    OCR_FUZZ_CHECK(IsPageError(page_size.status().code()));
+  }
+  CheckRender(pdf, page_size);
+  CheckTextLayer(pdf, page_size);
+  OCR_FUZZ_CHECK(pdf.PageSize(pdf.page_count()).status().code() == StatusCode::kInvalidArgument);
+  OCR_FUZZ_CHECK(pdf.PageSize(-1).status().code() == StatusCode::kInvalidArgument);
+  return 0;
+}
