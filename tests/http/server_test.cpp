@@ -312,6 +312,33 @@ TEST(ServerLifecycleTest, SigtermLetsTheInFlightRequestFinishThenExitsZero) {
   EXPECT_LT(drain_at, answer_at) << log;
 }
 
+// Sends `body` to POST /ocr from `clients` threads at once. Expects every answer to be 200 or
+// 503 server_busy with Retry-After: 1, and returns how many were 200 and how many 503.
+std::pair<int, int> SendConcurrently(unsigned short port, const std::string& body, int clients) {
+  std::vector<Response> answers(static_cast<size_t>(clients));
+  {
+    std::vector<std::jthread> threads;
+    for (int i = 0; i < clients; ++i) {
+      threads.emplace_back([&, i] {
+        answers[static_cast<size_t>(i)] = Send(port, MakeRequest(bhttp::verb::post, "/ocr", body));
+      });
+    }
+  }
+  int ok = 0;
+  int busy = 0;
+  for (const Response& res : answers) {
+    if (res.result_int() == 200) {
+      ++ok;
+      continue;
+    }
+    EXPECT_EQ(res.result_int(), 503u) << res.body();
+    EXPECT_EQ(ErrorCodeOf(res), "server_busy");
+    EXPECT_EQ(res[bhttp::field::retry_after], "1");
+    ++busy;
+  }
+  return {ok, busy};
+}
+
 TEST(ServerLifecycleTest, FullQueueAnswers503WithRetryAfter) {
   const auto png_path = testing::RenderTextPng("Order 7781 shipped");
   if (png_path.empty())
@@ -320,33 +347,7 @@ TEST(ServerLifecycleTest, FullQueueAnswers503WithRetryAfter) {
   ServerProcess server;
   ASSERT_TRUE(server.Start({"--threads", "1", "--queue-size", "1"}));
   constexpr int kClients = 8;
-  std::array<unsigned, kClients> status{};
-  std::array<std::string, kClients> retry_after{};
-  std::array<std::string, kClients> code{};
-  {
-    std::vector<std::jthread> clients;
-    for (int i = 0; i < kClients; ++i) {
-      clients.emplace_back([&, i] {
-        const Response res = Send(server.port(), MakeRequest(bhttp::verb::post, "/ocr", body));
-        status[i] = res.result_int();
-        retry_after[i] = std::string(res[bhttp::field::retry_after]);
-        if (status[i] != 200)
-          code[i] = ErrorCodeOf(res);
-      });
-    }
-  }
-  int ok = 0;
-  int busy = 0;
-  for (int i = 0; i < kClients; ++i) {
-    if (status[i] == 200) {
-      ++ok;
-    } else {
-      EXPECT_EQ(status[i], 503u);
-      EXPECT_EQ(code[i], "server_busy");
-      EXPECT_EQ(retry_after[i], "1");
-      ++busy;
-    }
-  }
+  const auto [ok, busy] = SendConcurrently(server.port(), body, kClients);
   EXPECT_GE(ok, 1);
   EXPECT_GE(busy, 1);
   EXPECT_EQ(ok + busy, kClients);
@@ -374,34 +375,7 @@ TEST(ServerLifecycleTest, MemoryBudgetRefusesWhatItCannotHold) {
   EXPECT_EQ(ErrorCodeOf(big), "image_too_large");
   EXPECT_NE(big.body().find("memory budget of 150 MB"), std::string::npos) << big.body();
 
-  constexpr int kClients = 3;
-  std::array<unsigned, kClients> status{};
-  std::array<std::string, kClients> code{};
-  std::array<std::string, kClients> retry_after{};
-  {
-    std::vector<std::jthread> clients;
-    for (int i = 0; i < kClients; ++i) {
-      clients.emplace_back([&, i] {
-        const Response res = Send(server.port(), MakeRequest(bhttp::verb::post, "/ocr", body));
-        status[i] = res.result_int();
-        retry_after[i] = std::string(res[bhttp::field::retry_after]);
-        if (status[i] != 200)
-          code[i] = ErrorCodeOf(res);
-      });
-    }
-  }
-  int ok = 0;
-  int refused = 0;
-  for (int i = 0; i < kClients; ++i) {
-    if (status[i] == 200) {
-      ++ok;
-      continue;
-    }
-    EXPECT_EQ(status[i], 503u);
-    EXPECT_EQ(code[i], "server_busy");
-    EXPECT_EQ(retry_after[i], "1");
-    ++refused;
-  }
+  const auto [ok, refused] = SendConcurrently(server.port(), body, 3);
   EXPECT_GE(ok, 1);
   EXPECT_GE(refused, 1);  // two workers were free, but the budget held one request
   // With the budget free again, a request goes through.
