@@ -1,8 +1,9 @@
 // Fuzz target for image sniffing, header probing, frame counting and decoding (image/decode.h)
 // under a small pixel limit. Checked: the probe agrees with the sniffer, and reports a positive
 // size or a documented error; a decoded image is non-empty CV_8UC3 BGR within the limit and has
-// the size the probe read (turned by EXIF orientation for JPEG), since the limit is enforced on
-// the probe; only a TIFF has several frames, and its second frame decodes within the limit too.
+// the size the probe read (or turned by the orientation of a JPEG or TIFF), since the limit is
+// enforced on the probe; only a TIFF has several frames, and its second frame decodes within the
+// limit too.
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -43,8 +44,12 @@ void CheckBgr(const cv::Mat& image) {
 void CheckDecoded(const ocr::image::ImageInfo& info, const cv::Mat& image) {
   CheckBgr(image);
   const bool as_probed = image.cols == info.width && image.rows == info.height;
+  // Orientations 5 to 8 transpose the image: a JPEG's EXIF tag, and a TIFF's own Orientation tag,
+  // which OpenCV's TIFF reader applies even under IMREAD_UNCHANGED (regression input
+  // tiff_orientation_8_transposes).
   const bool turned = image.cols == info.height && image.rows == info.width;
-  OCR_FUZZ_CHECK(as_probed || (turned && info.format == Format::kJpeg));
+  OCR_FUZZ_CHECK(as_probed ||
+                 (turned && (info.format == Format::kJpeg || info.format == Format::kTiff)));
 }
 
 // A later frame has its own header, so only the generic invariants apply to it.

@@ -393,6 +393,12 @@ Result<Dims> ProbeTiffIfd(Bytes b, std::size_t ifd, int frame) {
                                           " has type " + std::to_string(type) +
                                           ", expected SHORT or LONG");
     }
+    // libtiff decodes with the first of a repeated tag; a probe that kept the second would check
+    // the pixel limit against dimensions the decoder never uses (found by image_decode_fuzz).
+    if ((tag == 256 ? width : height) >= 0) {
+      return Malformed(Format::kTiff, name + " repeats its " +
+                                          (tag == 256 ? "ImageWidth" : "ImageLength") + " tag");
+    }
     (tag == 256 ? width : height) = value;
   }
   if (width < 0 || height < 0) {

@@ -79,6 +79,20 @@ void ExpectError(const Bytes& bytes, StatusCode code, std::string_view message_p
 
 // ---- Sniffing and probing.
 
+TEST(DecodeTest, TiffThatRepeatsImageWidthIsRefusedBeforeDecoding) {
+  // Found by image_decode_fuzz: the probe kept the second ImageWidth (37), libtiff decoded with
+  // the first (18), so the pixel limit was checked against the wrong size.
+  const std::string bytes = ocr::testing::ReadFileOrDie(
+      ocr::testing::SourceDir() / "tests/regressions/image_decode_fuzz/tiff_duplicate_image_width");
+  const auto data = std::span(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
+  const auto probed = ProbeImage(data);
+  ASSERT_FALSE(probed.ok());
+  EXPECT_EQ(probed.status().code(), StatusCode::kUndecodableImage);
+  EXPECT_NE(probed.status().message().find("repeats its ImageWidth"), std::string::npos)
+      << probed.status().message();
+  EXPECT_FALSE(DecodeImage(data).ok());
+}
+
 TEST(DecodeTest, FormatNamesAreLowerCase) {
   EXPECT_EQ(FormatName(Format::kJpeg), "jpeg");
   EXPECT_EQ(FormatName(Format::kPng), "png");
