@@ -754,3 +754,15 @@ def summarize_statuses(answers):
 
 def print_summary(summary):
     print("SUMMARY " + json.dumps(summary, indent=2, sort_keys=False), flush=True)
+
+
+def report(summary, json_out=None):
+    """Prints the summary and one PASS/FAIL line per check, saves it to `json_out` when given,
+    and returns the exit code (0 when every check passed)."""
+    print_summary(summary)
+    if json_out:
+        with open(json_out, "w") as f:
+            json.dump(summary, f, indent=2)
+    for name, ok in summary["checks"].items():
+        print(f"{'PASS' if ok else 'FAIL'}: {name}")
+    return 0 if summary["pass"] else 1

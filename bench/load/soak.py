@@ -282,13 +282,7 @@ def main(argv=None):
     L.require(args.onnxocr, ghostscript=True)
     with tempfile.TemporaryDirectory(prefix="onnxocr-soak-") as tmp:
         summary = run(args, tmp)
-    L.print_summary(summary)
-    if args.json_out:
-        with open(args.json_out, "w") as f:
-            L.json.dump(summary, f, indent=2)
-    for name, ok in summary["checks"].items():
-        print(f"{'PASS' if ok else 'FAIL'}: {name}")
-    return 0 if summary["pass"] else 1
+    return L.report(summary, args.json_out)
 
 
 if __name__ == "__main__":
