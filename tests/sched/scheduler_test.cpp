@@ -244,6 +244,7 @@ TEST(SchedulerTest, ConcurrentJobsAreRoutedToBothGroups) {
   EXPECT_EQ(groups, (std::set<int>{0, 1}));
   EXPECT_EQ(s->busy(), 2);
   release.set_value();
+  s->Stop();  // the workers still read `released` until they return (UBSan saw it destroyed)
 }
 
 TEST(SchedulerTest, InitRunsOncePerGroupBeforeServing) {
