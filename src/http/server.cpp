@@ -334,13 +334,18 @@ class Session : public std::enable_shared_from_this<Session> {
                   self->Send(std::move(r));
                 });
     };
-    // Dropped unrun: the deadline passed (and answered 504) or the client hung up while the job
-    // waited. Then nothing will answer, so the connection closes.
-    job.dropped = [self = shared_from_this(), generation](const Status& /*why*/) {
-      net::post(self->stream_.get_executor(), [self, generation] {
+    // Dropped unrun: the deadline passed while the job waited (the scheduler can see that before
+    // the deadline timer fires, so either one answers 504), or the client hung up (nobody to
+    // answer, so the connection closes).
+    job.dropped = [self = shared_from_this(), generation](const Status& why) {
+      net::post(self->stream_.get_executor(), [self, generation, code = why.code()] {
         if (generation != self->generation_ || !self->busy_ || self->answered_)
           return;
         self->deadline_.cancel();
+        if (code == StatusCode::kDeadlineExceeded) {
+          self->AnswerDeadlineExceeded();
+          return;
+        }
         spdlog::info("request_id={} client closed the connection; work dropped unrun",
                      self->request_id_);
         self->Close();
@@ -356,12 +361,16 @@ class Session : public std::enable_shared_from_this<Session> {
         return;
       if (auto source = self->stop_.lock())
         source->request_stop();
-      self->Send(ErrorReply(504, "deadline_exceeded",
-                            "the request took longer than --request-timeout (" +
-                                std::to_string(self->server_.config.request_timeout.count()) +
-                                " s); its work was abandoned"));
+      self->AnswerDeadlineExceeded();
     });
     WatchForHangup(generation);
+  }
+
+  void AnswerDeadlineExceeded() {
+    Send(ErrorReply(504, "deadline_exceeded",
+                    "the request took longer than --request-timeout (" +
+                        std::to_string(server_.config.request_timeout.count()) +
+                        " s); its work was abandoned"));
   }
 
   // While the work runs nobody reads the socket; a client that closes its end (or resets) would
