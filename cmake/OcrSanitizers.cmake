@@ -1,5 +1,5 @@
 # OCR_SANITIZE: a ;-list of sanitizers (for example "address;undefined" or "thread"), applied to
-# every target of the project. Use with Clang (the asan, tsan and fuzz presets).
+# every target of the project. Use with Clang (the asan and tsan presets).
 # OCR_BUILD_FUZZ adds libFuzzer's coverage instrumentation (fuzzer-no-link) to every target; the
 # fuzz executables alone link libFuzzer itself (-fsanitize=fuzzer, in fuzz/CMakeLists.txt).
 if(OCR_SANITIZE)
@@ -12,7 +12,7 @@ if(OCR_SANITIZE)
 endif()
 if(OCR_BUILD_FUZZ)
   if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
-    message(FATAL_ERROR "OCR_BUILD_FUZZ needs Clang (libFuzzer); use the fuzz preset")
+    message(FATAL_ERROR "OCR_BUILD_FUZZ needs Clang (libFuzzer); use the asan preset")
   endif()
   add_compile_options(-fsanitize=fuzzer-no-link)
 endif()
