@@ -458,8 +458,11 @@ class Session : public std::enable_shared_from_this<Session> {
       return;
     }
     if (!res_.keep_alive()) {
+      // The hang-up watch would keep this session (and its socket) alive until the client
+      // closes, which a client may never do; cancelling it lets the session end here.
       beast::error_code ignored;
       stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+      stream_.socket().cancel(ignored);
       return;
     }
     res_ = {};
