@@ -11,12 +11,13 @@ class RecordingModel final : public engine::Model {
   RecordingModel(const engine::Model& inner, ModelRole role, std::vector<ModelCall>*& sink)
       : inner_(inner), role_(role), sink_(sink) {}
 
-  Result<engine::Tensor> Run(const engine::Tensor& input) const override {
+  Result<engine::Tensor> Run(const engine::Tensor& input,
+                             const std::stop_token& stop) const override {
     {
       std::lock_guard lock(mu_);
       sink_->push_back({role_, input});
     }
-    return inner_.Run(input);
+    return inner_.Run(input, stop);
   }
 
   const std::vector<std::int64_t>& input_shape() const override { return inner_.input_shape(); }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -16,9 +17,13 @@ class Model {
  public:
   virtual ~Model() = default;
 
-  // Runs the graph on `input` (shape must fit input_shape(); -1 there means dynamic).
-  // Errors: kInternal with the runtime's message.
-  virtual Result<Tensor> Run(const Tensor& input) const = 0;
+  // Runs the graph on `input` (shape must fit input_shape(); -1 there means dynamic). Once
+  // `stop` is requested the run ends at the next operator, so an abandoned request does not hold
+  // its worker for a whole detection pass.
+  // Errors: kCancelled when stopped; kInternal with the runtime's message.
+  virtual Result<Tensor> Run(const Tensor& input, const std::stop_token& stop) const = 0;
+
+  Result<Tensor> Run(const Tensor& input) const { return Run(input, std::stop_token{}); }
 
   // Declared shapes, read from the graph; -1 marks a dynamic dimension.
   virtual const std::vector<std::int64_t>& input_shape() const = 0;

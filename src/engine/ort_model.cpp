@@ -72,7 +72,7 @@ class OrtModel final : public Model {
         output_shape_(std::move(output_shape)),
         memory_info_(Ort::MemoryInfo::CreateCpu(OrtDeviceAllocator, OrtMemTypeDefault)) {}
 
-  Result<Tensor> Run(const Tensor& input) const override {
+  Result<Tensor> Run(const Tensor& input, const std::stop_token& stop) const override {
     if (static_cast<std::int64_t>(input.data.size()) != Tensor::NumElements(input.shape)) {
       return Internal("tensor data does not match its shape " + ShapeToString(input.shape));
     }
@@ -83,8 +83,11 @@ class OrtModel final : public Model {
           input.shape.data(), input.shape.size());
       const char* in_name = input_name_.c_str();
       const char* out_name = output_name_.c_str();
-      std::vector<Ort::Value> outputs =
-          session_.Run(Ort::RunOptions{nullptr}, &in_name, &in, 1, &out_name, 1);
+      // ONNX Runtime checks the terminate flag before each operator; the callback may run on
+      // the thread that requests the stop (or here, at once, if it was requested already).
+      Ort::RunOptions run_options;
+      const std::stop_callback terminate(stop, [&run_options] { run_options.SetTerminate(); });
+      std::vector<Ort::Value> outputs = session_.Run(run_options, &in_name, &in, 1, &out_name, 1);
       Ort::TensorTypeAndShapeInfo info = outputs[0].GetTensorTypeAndShapeInfo();
       if (info.GetElementType() != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT) {
         return Internal(path_ + ": output is not float32");
@@ -95,6 +98,8 @@ class OrtModel final : public Model {
       out.data.assign(p, p + info.GetElementCount());
       return out;
     } catch (const Ort::Exception& e) {
+      if (stop.stop_requested())
+        return Cancelled();
       return Internal("inference failed in " + path_ + " for input " + ShapeToString(input.shape) +
                       ": " + e.what());
     }

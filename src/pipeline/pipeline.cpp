@@ -69,7 +69,7 @@ Result<OcrResult> Pipeline::Run(const cv::Mat& image, const OcrOptions& options,
   TaskRunner& batches = runner != nullptr ? *runner : inline_runner;
   OcrResult result;
   StageTimes& times = result.times;
-  OCR_ASSIGN_OR_RETURN(std::vector<Quad> boxes, detector_.Detect(image, options.det, times));
+  OCR_ASSIGN_OR_RETURN(std::vector<Quad> boxes, detector_.Detect(image, options.det, times, stop));
   if (stop.stop_requested())
     return Cancelled();
 

@@ -49,7 +49,8 @@ class Pipeline {
   Status WarmUp() const;
 
   // REQUIRES: image is CV_8UC3 and not empty; options are valid (ValidateOptions).
-  // `stop` is checked between stages and batches: once requested (a deadline passed, the client
+  // `stop` is checked between stages and batches and ends a model run at its next operator:
+  // once requested (a deadline passed, the client
   // left) the call returns kCancelled and frees its thread. Independent batches run on `runner`
   // (null: all on the calling thread).
   // Errors: kInternal when inference fails; kCancelled.

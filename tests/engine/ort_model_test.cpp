@@ -1,6 +1,8 @@
 #include "engine/ort_model.h"
 
 #include <fstream>
+#include <stop_token>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -42,6 +44,36 @@ TEST_F(OrtModelTest, RunsAndReturnsProbabilityMap) {
     ASSERT_GE(p, 0.0f);
     ASSERT_LE(p, 1.0f);
   }
+}
+
+TEST_F(OrtModelTest, StopEndsARunAndTheModelServesTheNextOne) {
+  auto model = LoadOrtModel(runtime_, testing::DefaultModelDir() / "det" / "det.onnx", {});
+  ASSERT_OK(model);
+  // Stopped before it starts: the run ends at its first operator.
+  Tensor small;
+  small.shape = {1, 3, 64, 96};
+  small.data.assign(3 * 64 * 96, 0.0f);
+  std::stop_source before;
+  before.request_stop();
+  auto out = (*model)->Run(small, before.get_token());
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), StatusCode::kCancelled);
+
+  // Stopped from another thread while running: a detection pass over 2560 x 2560 pixels takes
+  // seconds on one thread; the stop comes after 100 ms.
+  Tensor large;
+  large.shape = {1, 3, 2560, 2560};
+  large.data.assign(3 * 2560 * 2560, 0.5f);
+  std::stop_source during;
+  std::jthread stopper([&during] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    during.request_stop();
+  });
+  out = (*model)->Run(large, during.get_token());
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), StatusCode::kCancelled);
+
+  EXPECT_OK((*model)->Run(small));  // each run has its own terminate flag
 }
 
 TEST_F(OrtModelTest, WrongInputRankIsAnErrorNotACrash) {

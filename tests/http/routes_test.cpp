@@ -429,7 +429,7 @@ TEST(ServerOptionsTest, RequestTimeoutAnswers504AndFreesTheWorker) {
     }
   }
   EXPECT_GE(timed_out, 2);  // at most the first can finish within a second
-  // Abandoned work stops between batches, so the worker is soon free for a small request.
+  // Abandoned work stops at once, so the worker is soon free for a small request.
   const auto small = testing::RenderTextPng("Order 7781 shipped");
   Response next;
   for (int attempt = 0; attempt < 20; ++attempt) {

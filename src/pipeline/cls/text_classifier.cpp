@@ -46,7 +46,7 @@ Result<std::vector<std::uint8_t>> TextClassifier::Classify(std::vector<cv::Mat>&
                         input.data.data() + i * 3 * plane);
     }
     batch_times.cls_pre_ms += watch.LapMs();
-    OCR_ASSIGN_OR_RETURN(engine::Tensor output, model_.Run(input));
+    OCR_ASSIGN_OR_RETURN(engine::Tensor output, model_.Run(input, stop));
     batch_times.cls_infer_ms += watch.LapMs();
     batch_times.cls_calls += 1;
     if (output.shape.size() != 2 || output.shape[0] != static_cast<std::int64_t>(n) ||

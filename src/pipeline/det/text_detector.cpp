@@ -33,7 +33,8 @@ cv::Size DetInputSize(int width, int height, const DetOptions& options) {
 }
 
 Result<std::vector<Quad>> TextDetector::Detect(const cv::Mat& image, const DetOptions& options,
-                                               StageTimes& times) const {
+                                               StageTimes& times,
+                                               const std::stop_token& stop) const {
   Stopwatch watch;
   const cv::Size size = DetInputSize(image.cols, image.rows, options);
   cv::Mat resized;
@@ -44,7 +45,7 @@ Result<std::vector<Quad>> TextDetector::Detect(const cv::Mat& image, const DetOp
   NormalizeToPlanes(resized, kImageNetNormalization, size.width, size.height, input.data.data());
   times.det_pre_ms += watch.LapMs();
 
-  OCR_ASSIGN_OR_RETURN(engine::Tensor output, model_.Run(input));
+  OCR_ASSIGN_OR_RETURN(engine::Tensor output, model_.Run(input, stop));
   times.det_infer_ms += watch.LapMs();
   times.det_calls += 1;
   const auto& shape = output.shape;

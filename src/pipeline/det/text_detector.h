@@ -2,6 +2,7 @@
 // Thread-safety: Detect() is const and safe to call concurrently.
 #pragma once
 
+#include <stop_token>
 #include <vector>
 
 #include <opencv2/core/mat.hpp>
@@ -36,8 +37,9 @@ class TextDetector {
   // Boxes in `image` pixels, ordered clockwise from the top-left, clipped to the image, boxes
   // with a side of 3 px or less dropped, sorted into reading order.
   // REQUIRES: image is CV_8UC3 and not empty.
+  // Errors: kCancelled once `stop` is requested.
   Result<std::vector<Quad>> Detect(const cv::Mat& image, const DetOptions& options,
-                                   StageTimes& times) const;
+                                   StageTimes& times, const std::stop_token& stop = {}) const;
 
  private:
   const engine::Model& model_;

@@ -59,7 +59,7 @@ Result<std::vector<DecodedText>> TextRecognizer::Recognize(std::span<const cv::M
                         input.data.data() + i * 3 * plane);
     }
     batch_times.rec_pre_ms += watch.LapMs();
-    OCR_ASSIGN_OR_RETURN(engine::Tensor output, model_.Run(input));
+    OCR_ASSIGN_OR_RETURN(engine::Tensor output, model_.Run(input, stop));
     batch_times.rec_infer_ms += watch.LapMs();
     batch_times.rec_calls += 1;
     if (output.shape.size() != 3 || output.shape[0] != static_cast<std::int64_t>(n) ||
