@@ -1,8 +1,10 @@
 #include "engine/ort_model.h"
 
 #include <fstream>
+#include <memory>
 #include <stop_token>
 #include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -13,15 +15,27 @@ namespace {
 
 class OrtModelTest : public ::testing::Test {
  protected:
+  Result<std::unique_ptr<Model>> LoadDetector() {
+    return LoadOrtModel(runtime_, testing::DefaultModelDir() / "det" / "det.onnx", {});
+  }
+
   Runtime runtime_;
 };
+
+// A tensor of `shape` with every element `value`.
+Tensor Filled(std::vector<std::int64_t> shape, float value) {
+  Tensor t;
+  t.data.assign(static_cast<size_t>(Tensor::NumElements(shape)), value);
+  t.shape = std::move(shape);
+  return t;
+}
 
 TEST_F(OrtModelTest, ReportsLibraryVersion) {
   EXPECT_EQ(Runtime::Version().rfind("1.", 0), 0u) << Runtime::Version();
 }
 
 TEST_F(OrtModelTest, LoadsDetectorAndReadsShapes) {
-  auto model = LoadOrtModel(runtime_, testing::DefaultModelDir() / "det" / "det.onnx", {});
+  auto model = LoadDetector();
   ASSERT_OK(model);
   const auto& in = (*model)->input_shape();
   ASSERT_EQ(in.size(), 4u);
@@ -32,12 +46,9 @@ TEST_F(OrtModelTest, LoadsDetectorAndReadsShapes) {
 }
 
 TEST_F(OrtModelTest, RunsAndReturnsProbabilityMap) {
-  auto model = LoadOrtModel(runtime_, testing::DefaultModelDir() / "det" / "det.onnx", {});
+  auto model = LoadDetector();
   ASSERT_OK(model);
-  Tensor input;
-  input.shape = {1, 3, 64, 96};
-  input.data.assign(3 * 64 * 96, 0.0f);
-  auto out = (*model)->Run(input);
+  auto out = (*model)->Run(Filled({1, 3, 64, 96}, 0.0f));
   ASSERT_OK(out);
   EXPECT_EQ(out->shape, (std::vector<std::int64_t>{1, 1, 64, 96}));
   for (float p : out->data) {
@@ -47,12 +58,10 @@ TEST_F(OrtModelTest, RunsAndReturnsProbabilityMap) {
 }
 
 TEST_F(OrtModelTest, StopEndsARunAndTheModelServesTheNextOne) {
-  auto model = LoadOrtModel(runtime_, testing::DefaultModelDir() / "det" / "det.onnx", {});
+  auto model = LoadDetector();
   ASSERT_OK(model);
   // Stopped before it starts: the run ends at its first operator.
-  Tensor small;
-  small.shape = {1, 3, 64, 96};
-  small.data.assign(3 * 64 * 96, 0.0f);
+  const Tensor small = Filled({1, 3, 64, 96}, 0.0f);
   std::stop_source before;
   before.request_stop();
   auto out = (*model)->Run(small, before.get_token());
@@ -61,9 +70,7 @@ TEST_F(OrtModelTest, StopEndsARunAndTheModelServesTheNextOne) {
 
   // Stopped from another thread while running: a detection pass over 2560 x 2560 pixels takes
   // seconds on one thread; the stop comes after 100 ms.
-  Tensor large;
-  large.shape = {1, 3, 2560, 2560};
-  large.data.assign(3 * 2560 * 2560, 0.5f);
+  const Tensor large = Filled({1, 3, 2560, 2560}, 0.5f);
   std::stop_source during;
   std::jthread stopper([&during] {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -77,12 +84,9 @@ TEST_F(OrtModelTest, StopEndsARunAndTheModelServesTheNextOne) {
 }
 
 TEST_F(OrtModelTest, WrongInputRankIsAnErrorNotACrash) {
-  auto model = LoadOrtModel(runtime_, testing::DefaultModelDir() / "det" / "det.onnx", {});
+  auto model = LoadDetector();
   ASSERT_OK(model);
-  Tensor input;
-  input.shape = {3, 64};
-  input.data.assign(3 * 64, 0.0f);
-  auto out = (*model)->Run(input);
+  auto out = (*model)->Run(Filled({3, 64}, 0.0f));
   ASSERT_FALSE(out.ok());
   EXPECT_EQ(out.status().code(), StatusCode::kInternal);
   EXPECT_NE(out.status().message().find("det.onnx"), std::string::npos);
