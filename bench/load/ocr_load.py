@@ -313,6 +313,42 @@ class RssSampler:
         return time.monotonic() - self._t0
 
 
+class StallMeter:
+    """Watches the load generator's own scheduling: a thread sleeps tick_s at a time and records
+    each wake-up more than threshold_s late as (seconds since start, seconds late). A stall here
+    means this process, or the whole machine, did not run; latencies measured across it measure
+    the machine, not the server."""
+
+    def __init__(self, tick_s=0.01, threshold_s=0.05):
+        self.tick_s = tick_s
+        self.threshold_s = threshold_s
+        self.stalls = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._t0 = time.monotonic()
+
+    def _run(self):
+        while True:
+            before = time.monotonic()
+            if self._stop.wait(self.tick_s):
+                return
+            late = time.monotonic() - before - self.tick_s
+            if late > self.threshold_s:
+                self.stalls.append((before - self._t0, late))
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+
+    def summary(self):
+        return {"max_ms": ms(max((s for _, s in self.stalls), default=0.0)),
+                "over_%g_ms" % (self.threshold_s * 1000): len(self.stalls)}
+
+
 # --- HTTP ----------------------------------------------------------------------------------------
 
 class Answer:

@@ -17,6 +17,9 @@
      peak during saturation;
    - the server counted as many /ocr answers as the client received (nothing lost), and it is
      ready and correct again afterwards.
+   A run whose only failures are the latency checks, and during which the load generator itself
+   stalled for --stall-excuse-ms or more (StallMeter: the machine, not the server, was slow), is
+   reported and run again, up to --attempts runs in all. Every other failure counts at once.
    Exit 0 when every check passes, 1 otherwise, 77 when the binary, models or pango-view are
    missing.
 
@@ -36,6 +39,8 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ocr_load as L  # noqa: E402
 
+LATENCY_503_CHECK = "time_to_503_p99_ms<=%g"
+LATENCY_P99_CHECK = "accepted_p99<=%gx_saturation_p99"
 TEXT = "Overload test\nInvoice 4711 total 99.50\nThank you"
 
 
@@ -52,6 +57,9 @@ def parse_args(argv=None):
     ap.add_argument("--max-503-p99-ms", type=float, default=50.0)
     ap.add_argument("--max-p99-ratio", type=float, default=2.0)
     ap.add_argument("--max-rss-growth", type=float, default=1.5)
+    ap.add_argument("--attempts", type=int, default=1,
+                    help="runs allowed when latency checks fail across a client stall")
+    ap.add_argument("--stall-excuse-ms", type=float, default=250.0)
     ap.add_argument("--json-out", help="also write the summary to this file")
     args = ap.parse_args(argv)
     args.queue_size = args.queue_size or 2 * args.threads
@@ -146,7 +154,7 @@ def run(args, tmp):
               f"--queue-size {args.queue_size}")
         L.take_references(server.url, [case])
         L.log(f"reference answer at idle: {case.reference}")
-        with L.RssSampler(server) as rss:
+        with L.RssSampler(server) as rss, L.StallMeter() as stalls:
             sat = saturate(server, case, args)
             sat_end_s = rss.elapsed_s()
             before = L.metrics(server.url)
@@ -170,11 +178,11 @@ def run(args, tmp):
         "only_200_and_503": over["unexpected_statuses"] == 0,
         "503s_shed_with_retry_after": over["503_without_retry_after_or_code"] == 0 and
         "503" in over["statuses"],
-        "time_to_503_p99_ms<=%g" % args.max_503_p99_ms:
+        LATENCY_503_CHECK % args.max_503_p99_ms:
             over["time_to_503_ms"]["p99"] is not None and
             over["time_to_503_ms"]["p99"] <= args.max_503_p99_ms,
         "accepted_answers_correct": over["wrong_answers"] == 0 and sat["wrong_answers"] == 0,
-        "accepted_p99<=%gx_saturation_p99" % args.max_p99_ratio:
+        LATENCY_P99_CHECK % args.max_p99_ratio:
             ratio is not None and ratio <= args.max_p99_ratio,
         "rss_max<=%gx_saturation_peak" % args.max_rss_growth:
             growth is not None and growth <= args.max_rss_growth,
@@ -189,6 +197,7 @@ def run(args, tmp):
         "overload": over,
         "accepted_p99_over_saturation_p99": round(ratio, 2) if ratio else None,
         "rss": rss_info,
+        "client_stalls": stalls.summary(),
         "server_counted_ocr_answers": server_counted,
         "checks": checks,
         "pass": all(checks.values()),
@@ -196,11 +205,31 @@ def run(args, tmp):
     return summary
 
 
+def disturbed(summary, args):
+    """Why the run may be repeated, or None: only latency checks failed, and the load generator
+    stalled for at least --stall-excuse-ms during it."""
+    failed = [name for name, ok in summary["checks"].items() if not ok]
+    latency = {LATENCY_503_CHECK % args.max_503_p99_ms, LATENCY_P99_CHECK % args.max_p99_ratio}
+    stall_ms = summary["client_stalls"]["max_ms"]
+    if not failed or not set(failed) <= latency or stall_ms < args.stall_excuse_ms:
+        return None
+    return f"{', '.join(failed)} failed while the load generator stalled for {stall_ms} ms"
+
+
 def main(argv=None):
     args = parse_args(argv)
     L.require(args.onnxocr, pango=args.image is None)
-    with tempfile.TemporaryDirectory(prefix="onnxocr-overload-") as tmp:
-        summary = run(args, tmp)
+    earlier = []
+    for attempt in range(1, args.attempts + 1):
+        with tempfile.TemporaryDirectory(prefix="onnxocr-overload-") as tmp:
+            summary = run(args, tmp)
+        why = disturbed(summary, args)
+        if why is None or attempt == args.attempts:
+            break
+        L.log(f"attempt {attempt} disturbed: {why}; running again")
+        earlier.append({"why": why, "checks": summary["checks"],
+                        "overload": summary["overload"]})
+    summary["disturbed_attempts"] = earlier
     return L.report(summary, args.json_out)
 
 
