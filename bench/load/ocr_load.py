@@ -22,6 +22,7 @@ import json
 import os
 import queue
 import re
+import select
 import shutil
 import signal
 import struct
@@ -186,6 +187,15 @@ class Server:
                 return f.read()
         except OSError:
             return ""
+
+    def notable_log_lines(self, limit=40):
+        """The last `limit` log lines other than access lines, info lines and connections that
+        ended normally (--log-level debug logs every connection's end and why)."""
+        levels = {"trace", "debug", "warning", "warn", "error", "critical"}
+        out = [line for line in self.log_text().splitlines()
+               if line.split(" ", 2)[1:2] and line.split(" ", 2)[1] in levels and
+               not line.endswith(": end of stream")]
+        return out[-limit:]
 
     def wait_listening(self, timeout_s=60):
         deadline = time.monotonic() + timeout_s
@@ -401,9 +411,22 @@ class Client:
             self.conn.close()
             self.conn = None
 
+    def _closed_by_server(self):
+        """True when the kept-alive connection became readable while idle: the server closed it
+        (it closes idle connections after --read-timeout) or reset it. Sending on it would fail
+        with a broken pipe, so like urllib3 before reusing a pooled connection, reconnect."""
+        sock = self.conn.sock if self.conn is not None else None
+        if sock is None:
+            return False
+        poller = select.poll()  # not select(): tests hold thousands of descriptors
+        poller.register(sock, select.POLLIN)
+        return bool(poller.poll(0))
+
     def request(self, method, path, body=None, headers=None, tag=None):
         start = time.monotonic()
         try:
+            if self.conn is not None and self._closed_by_server():
+                self.close()
             if self.conn is None:
                 self.conn = http.client.HTTPConnection(self.host, self.port,
                                                        timeout=self.timeout_s)

@@ -161,7 +161,8 @@ def run(args, tmp):
     bad = L.bad_input_cases(text_png, max_body_mb=args.max_body_mb)
     server = L.Server(args.onnxocr, ["--threads", str(args.threads), "--queue-size",
                                      str(args.queue_size), "--max-body-mb",
-                                     str(args.max_body_mb), "--request-timeout", "120"],
+                                     str(args.max_body_mb), "--request-timeout", "120",
+                                     "--log-level", "debug"],
                       log_dir=tmp, name="soak-server")
     with server:
         L.log(f"server pid {server.pid} on {server.url}")
@@ -214,6 +215,7 @@ def run(args, tmp):
         server_counted = int(L.metric_sum(after, "onnxocr_http_requests_total") -
                              L.metric_sum(before, "onnxocr_http_requests_total"))
         exit_code = server.stop()
+        server_log = server.notable_log_lines()
 
     warm = min(args.warmup, end_s / 2)
     window, rss_first, rss_last = rss_windows(rss, warm, end_s)
@@ -245,6 +247,9 @@ def run(args, tmp):
                    if growth_pct is not None else None},
         "rss_timeline_mb": timeline(rss, 40),
         "server_counted_answers": server_counted,
+        # What the server logged besides answers and normal connection ends: why it closed a
+        # connection a client found reset, warnings, errors.
+        "server_log": server_log,
     }
     summary["checks"] = {
         "no_unexpected_status_or_wrong_answer": not problems,

@@ -203,14 +203,14 @@ class Session : public std::enable_shared_from_this<Session> {
   void Drain() {
     net::post(stream_.get_executor(), [self = shared_from_this()] {
       if (!self->busy_)
-        self->Close();
+        self->Close("draining");
     });
   }
 
  private:
   void DoRead() {
     if (server_.draining.load()) {
-      Close();
+      Close("draining");
       return;
     }
     parser_.emplace();
@@ -250,7 +250,7 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void OnContinueWritten(beast::error_code ec, std::size_t /*bytes*/) {
     if (ec) {
-      Close();
+      Close("writing 100 Continue: " + ec.message());
       return;
     }
     ReadBody();
@@ -274,7 +274,7 @@ class Session : public std::enable_shared_from_this<Session> {
       return;
     }
     if (ec) {
-      Close();  // end of stream, timeout, reset, malformed request: nobody to answer
+      Close("reading a request: " + ec.message());  // nobody to answer
       return;
     }
     Request req = parser_->release();
@@ -328,7 +328,7 @@ class Session : public std::enable_shared_from_this<Session> {
                   if (stopped) {  // the client hung up: nobody to answer
                     spdlog::info("request_id={} client closed the connection; work stopped",
                                  self->request_id_);
-                    self->Close();
+                    self->Close("client hung up");
                     return;
                   }
                   self->Send(std::move(r));
@@ -348,7 +348,7 @@ class Session : public std::enable_shared_from_this<Session> {
         }
         spdlog::info("request_id={} client closed the connection; work dropped unrun",
                      self->request_id_);
-        self->Close();
+        self->Close("client hung up");
       });
     };
     if (!server_.scheduler.Submit(std::move(job)).ok()) {
@@ -454,7 +454,7 @@ class Session : public std::enable_shared_from_this<Session> {
     }
     busy_ = false;
     if (ec) {
-      Close();
+      Close("writing the answer: " + ec.message());
       return;
     }
     if (!res_.keep_alive()) {
@@ -469,7 +469,10 @@ class Session : public std::enable_shared_from_this<Session> {
     DoRead();
   }
 
-  void Close() {
+  // `why` goes to the debug log: which connections end, and how, when a client reports a reset.
+  void Close(std::string_view why) {
+    spdlog::debug("connection closed after request_id={}: {}",
+                  request_id_.empty() ? "none" : request_id_, why);
     beast::error_code ignored;
     stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
     stream_.close();

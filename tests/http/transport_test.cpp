@@ -82,6 +82,39 @@ TEST(TransportTest, SlowClientIsCutOffAtTheReadTimeout) {
   EXPECT_EQ(server.Stop(), 0);
 }
 
+// A kept-alive connection left idle is closed at --read-timeout (as nginx closes at its
+// keepalive_timeout); a client that reuses it must reconnect. The debug log says which
+// connection ended and why, which is how a client's "broken pipe" gets explained.
+TEST(TransportTest, IdleKeepAliveConnectionIsClosedAtTheReadTimeoutWithTheReasonLogged) {
+  ServerProcess server;
+  ASSERT_TRUE(server.Start({"--read-timeout", "1", "--log-level", "debug"}));
+  net::io_context ioc;
+  tcp::socket socket = Connect(ioc, server.port());
+  Request req = MakeRequest(bhttp::verb::get, "/healthz", "");
+  req.set("X-Request-Id", "idle-keepalive-1");
+  bhttp::write(socket, req);
+  beast::flat_buffer buffer;
+  Response res;
+  bhttp::read(socket, buffer, res);
+  ASSERT_EQ(res.result_int(), 200);
+  ASSERT_TRUE(res.keep_alive());
+
+  const auto start = std::chrono::steady_clock::now();
+  char byte = 0;
+  beast::error_code ec;
+  socket.read_some(net::buffer(&byte, 1), ec);  // blocks until the server closes
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(ec, net::error::eof);
+  EXPECT_GT(seconds, 0.5);
+  EXPECT_LT(seconds, 5.0);
+  EXPECT_EQ(server.Stop(), 0);
+  EXPECT_NE(server.log().find("connection closed after request_id=idle-keepalive-1: reading a "
+                              "request: The socket was closed due to a timeout"),
+            std::string::npos)
+      << server.log();
+}
+
 TEST(TransportTest, ConcurrentClientsGetTheirOwnResults) {
   const std::vector<std::string> texts = {"Alpha 1111", "Bravo 2222", "Delta 3333", "Kilo 4444"};
   std::vector<std::string> bodies;
