@@ -525,7 +525,7 @@ def main():
                                          "--max-connections", "2000"], log_dir=tmp,
                           name="hostile-server")
         try:
-            with server:
+            with server, L.StallMeter() as stalls:
                 L.take_references(server.url, [case])
                 base = [case.send(L.Client(server.url)).seconds for _ in range(8)]
                 RESULTS["baseline_ms"] = {"p50": L.ms(L.percentile(base, 50)),
@@ -552,6 +552,7 @@ def main():
         finally:
             timer.cancel()
             L._kill_all()
+            RESULTS["client_stalls"] = stalls.summary()  # this process not running: see ocr_load
     L.print_summary({"results": RESULTS, "failures": FAILURES})
     if FAILURES:
         for f in FAILURES:
