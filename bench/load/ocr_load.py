@@ -285,23 +285,13 @@ class Server:
         return self.start(wait_ready=wait_ready)
 
 
-class RssSampler:
-    """Samples a server's VmRSS every interval_s on a thread: (seconds since start, KiB)."""
+class _BackgroundLoop:
+    """Runs self._run on a daemon thread between __enter__ and __exit__; _stop ends it."""
 
-    def __init__(self, server, interval_s=0.25):
-        self.server = server
-        self.interval_s = interval_s
-        self.samples = []
+    def __init__(self):
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._t0 = time.monotonic()
-
-    def _run(self):
-        while not self._stop.is_set():
-            kb = self.server.rss_kb()
-            if kb is not None:
-                self.samples.append((time.monotonic() - self._t0, kb))
-            self._stop.wait(self.interval_s)
 
     def __enter__(self):
         self._thread.start()
@@ -310,6 +300,26 @@ class RssSampler:
     def __exit__(self, *exc):
         self._stop.set()
         self._thread.join()
+
+    def elapsed_s(self):
+        return time.monotonic() - self._t0
+
+
+class RssSampler(_BackgroundLoop):
+    """Samples a server's VmRSS every interval_s on a thread: (seconds since start, KiB)."""
+
+    def __init__(self, server, interval_s=0.25):
+        super().__init__()
+        self.server = server
+        self.interval_s = interval_s
+        self.samples = []
+
+    def _run(self):
+        while not self._stop.is_set():
+            kb = self.server.rss_kb()
+            if kb is not None:
+                self.samples.append((time.monotonic() - self._t0, kb))
+            self._stop.wait(self.interval_s)
 
     def max_mb(self, since_s=0.0, until_s=float("inf")):
         vals = [kb for t, kb in self.samples if since_s <= t <= until_s]
@@ -319,23 +329,18 @@ class RssSampler:
         vals = sorted(kb for t, kb in self.samples if since_s <= t <= until_s)
         return round(vals[len(vals) // 2] / 1024, 1) if vals else None
 
-    def elapsed_s(self):
-        return time.monotonic() - self._t0
 
-
-class StallMeter:
+class StallMeter(_BackgroundLoop):
     """Watches the load generator's own scheduling: a thread sleeps tick_s at a time and records
     each wake-up more than threshold_s late as (seconds since start, seconds late). A stall here
     means this process, or the whole machine, did not run; latencies measured across it measure
     the machine, not the server."""
 
     def __init__(self, tick_s=0.01, threshold_s=0.05):
+        super().__init__()
         self.tick_s = tick_s
         self.threshold_s = threshold_s
         self.stalls = []
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-        self._t0 = time.monotonic()
 
     def _run(self):
         while True:
@@ -345,14 +350,6 @@ class StallMeter:
             late = time.monotonic() - before - self.tick_s
             if late > self.threshold_s:
                 self.stalls.append((before - self._t0, late))
-
-    def __enter__(self):
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self._stop.set()
-        self._thread.join()
 
     def summary(self):
         return {"max_ms": ms(max((s for _, s in self.stalls), default=0.0)),
