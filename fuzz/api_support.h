@@ -30,12 +30,11 @@ namespace ocr::fuzz {
 // pixels, a PDF at most 2 pages rendered at 18 dpi (an A4 page is 149 x 211 pixels). The memory
 // budget is large enough for anything those limits let through, so every document's estimate is
 // computed from its hostile header and OCR still runs.
-inline http::ApiConfig FuzzApiConfig(sched::MemoryBudget& budget) {
-  http::ApiConfig config;
-  config.max_image_pixels = 256 * 256;
-  config.max_pdf_pages = 2;
-  config.pdf_dpi = 18;
-  config.memory_budget = &budget;
+inline http::ServerConfig FuzzServerConfig() {
+  http::ServerConfig config;
+  config.limits.max_image_pixels = 256 * 256;
+  config.limits.max_pages = 2;
+  config.limits.pdf_dpi = 18;
   return config;
 }
 
@@ -74,9 +73,9 @@ inline FuzzApi SharedApi() {
     l->pipeline = std::make_unique<pipeline::Pipeline>(*l->models);
     l->pipelines = {l->pipeline.get()};
     l->metrics = std::make_unique<http::Metrics>([] { return http::Metrics::Gauges{}; });
-    l->api =
-        std::make_unique<http::Api>(FuzzApiConfig(l->budget), l->pipelines, *l->metrics,
-                                    http::Api::State{[] { return false; }, [] { return false; }});
+    l->api = std::make_unique<http::Api>(
+        FuzzServerConfig(), http::ServingFacts{}, &l->budget, l->pipelines, *l->metrics,
+        http::Api::State{[] { return false; }, [] { return false; }});
     return l;
   }();
   return {*loaded->api, loaded->pipelines, loaded->budget};

@@ -1,7 +1,7 @@
 // Fuzz target for the HTTP request path end to end, in process (no sockets): the input is what a
 // client sends on one connection. Beast's request_parser reads requests from it one after the
 // other (pipelining) with the server's header limit and a body limit, each goes through
-// Api::Route, its work runs to completion (real OCR under the small limits of FuzzApiConfig) and
+// Api::Route, its work runs to completion (real OCR under the small limits of FuzzServerConfig) and
 // returns all the memory it reserved, and the decorated reply must be well formed and survive
 // serialization: the response parses back with the same status and body, so no reply can split
 // the response stream.

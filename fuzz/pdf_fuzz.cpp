@@ -9,6 +9,7 @@
 
 #include <opencv2/core.hpp>
 
+#include "document/text_layer.h"
 #include "fuzz_support.h"
 #include "pdf/pdf_document.h"
 
@@ -37,7 +38,7 @@ void CheckRender(const ocr::pdf::PdfDocument& doc, const ocr::Result<cv::Size>& 
 }
 
 void CheckTextLayer(const ocr::pdf::PdfDocument& doc, const ocr::Result<cv::Size>& size) {
-  const ocr::Result<ocr::pdf::TextLayerPage> text = doc.TextLayer(0);
+  const ocr::Result<ocr::document::TextLayerPage> text = ocr::document::ReadTextLayer(doc, 0);
   if (!text.ok()) {
     OCR_FUZZ_CHECK(IsPageError(text.status().code()));
     return;

@@ -1,6 +1,7 @@
 // The flags every subcommand that reads documents shares: which model sets to load and the
-// limits on what an input may be. Declared once here, so `run` and `serve` (and later `bench`)
-// spell, default and document them alike, each also as an ONNXOCR_* environment variable.
+// limits on what an input may be (document::InputLimits, bound field by field). Declared once
+// here, so `run` and `serve` spell, default and document them alike, each also as an ONNXOCR_*
+// environment variable. Thread-safety: plain values, filled by CLI11 on one thread.
 #pragma once
 
 #include <string>
@@ -8,13 +9,13 @@
 
 #include <CLI/CLI.hpp>
 
+#include "document/limits.h"
+
 namespace ocr::cli {
 
 struct InputFlags {
-  std::vector<std::string> models;          // NAME=DIR, first is the default
-  long long max_image_pixels = 50'000'000;  // width x height, images and rendered PDF pages
-  int max_pdf_pages = 200;                  // PDF pages, and frames of a multi-frame TIFF
-  double pdf_dpi = 200;                     // PDF pages are rendered at this resolution for OCR
+  std::vector<std::string> models;  // NAME=DIR, first is the default
+  document::InputLimits limits;     // --max-image-pixels, --max-pdf-pages, --pdf-dpi
 };
 
 // Declares --models, --max-image-pixels, --max-pdf-pages and --pdf-dpi on `cmd`.

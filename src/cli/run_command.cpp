@@ -8,12 +8,13 @@
 #include "cli/exit_codes.h"
 #include "cli/model_flags.h"
 #include "common/clock.h"
+#include "common/text.h"
+#include "document/document.h"
+#include "document/render.h"
 #include "engine/ort_model.h"
 #include "http/error_mapping.h"
 #include "http/response_json.h"
 #include "image/decode.h"
-#include "pipeline/document.h"
-#include "pipeline/layout.h"
 #include "pipeline/pipeline.h"
 
 namespace ocr::cli {
@@ -54,21 +55,20 @@ Result<std::string> ReadFile(const std::string& path) {
   return bytes;
 }
 
-Result<pipeline::DocumentResult> ReadFileDocument(const pipeline::Pipeline& pipe,
+Result<document::DocumentResult> ReadFileDocument(const pipeline::Pipeline& pipe,
                                                   const std::string& path,
-                                                  const pipeline::DocumentOptions& options,
+                                                  const document::DocumentOptions& options,
                                                   bool& is_pdf) {
   OCR_ASSIGN_OR_RETURN(std::string bytes, ReadFile(path));
-  const std::span<const std::uint8_t> data(reinterpret_cast<const std::uint8_t*>(bytes.data()),
-                                           bytes.size());
+  const std::span<const std::uint8_t> data = AsBytes(bytes);
   is_pdf = image::SniffFormat(data) == image::Format::kPdf;
-  return pipeline::ReadDocument(data, pipe, options);
+  return document::ReadDocument(data, pipe, options);
 }
 
 }  // namespace
 
 int Run(const RunOptions& o) {
-  auto format = pipeline::ParseOutputFormat(o.format);
+  auto format = document::ParseOutputFormat(o.format);
   if (!format.ok()) {
     std::cerr << "onnxocr run: " << format.status().message() << "\n";
     return kExitUsage;
@@ -102,17 +102,15 @@ int Run(const RunOptions& o) {
     return kExitModelsFailed;
   }
   const pipeline::Pipeline pipe(**models);
-  pipeline::DocumentOptions doc_options;
+  document::DocumentOptions doc_options;
   doc_options.ocr.use_cls = !o.no_cls;
   if (o.reference_batching)
     doc_options.ocr.rec = pipeline::RecOptions::Reference();
   doc_options.ocr.drop_score = o.drop_score;
   doc_options.ocr.word_boxes = o.word_boxes;
-  doc_options.max_image_pixels = o.input.max_image_pixels;
   doc_options.force_ocr = o.force_ocr;
   doc_options.page_range = o.page_range;
-  doc_options.max_pdf_pages = o.input.max_pdf_pages;
-  doc_options.pdf_dpi = o.input.pdf_dpi;
+  doc_options.limits = o.input.limits;
 
   int exit_code = kExitOk;
   nlohmann::json all = nlohmann::json::array();
@@ -124,11 +122,11 @@ int Run(const RunOptions& o) {
     if (!doc.ok()) {
       std::cerr << "onnxocr run: " << path << ": " << doc.status().message() << "\n";
       exit_code = doc.status().code() == StatusCode::kInternal ? 1 : kExitInputUnreadable;
-      if (*format == pipeline::OutputFormat::kJson)
+      if (*format == document::OutputFormat::kJson)
         all.push_back(http::ErrorJson(doc.status()));
       continue;
     }
-    if (*format == pipeline::OutputFormat::kJson) {
+    if (*format == document::OutputFormat::kJson) {
       // Images print the JSON form's answer; PDFs and multi-frame TIFFs the multipart form's,
       // with pages.
       all.push_back(is_pdf || doc->page_count > 1
@@ -137,10 +135,10 @@ int Run(const RunOptions& o) {
     } else {
       if (o.files.size() > 1)
         std::cout << "==> " << path << " <==\n";
-      std::cout << pipeline::FormatDocument(*doc, *format, o.paginate);
+      std::cout << document::FormatDocument(*doc, *format, o.paginate);
     }
   }
-  if (*format == pipeline::OutputFormat::kJson) {
+  if (*format == document::OutputFormat::kJson) {
     std::cout << (o.files.size() == 1 ? all[0] : all).dump() << "\n";
   }
   return exit_code;

@@ -126,12 +126,10 @@ int Serve(const ServeOptions& o) {
   config.host = o.host;
   config.port = static_cast<std::uint16_t>(o.port);
   config.max_body_bytes = static_cast<std::uint64_t>(o.max_body_mb) << 20;
-  config.max_image_pixels = o.input.max_image_pixels;
+  config.limits = o.input.limits;
   config.read_timeout = std::chrono::seconds(o.read_timeout);
   config.request_timeout = std::chrono::seconds(o.request_timeout);
   config.max_connections = o.max_connections;
-  config.max_pdf_pages = o.input.max_pdf_pages;
-  config.pdf_dpi = o.input.pdf_dpi;
   config.cors_origin = o.cors_origin;
   config.memory_budget_bytes = MemoryBudgetBytes(o.memory_budget_mb);
   if (config.memory_budget_bytes > 0)

@@ -1,6 +1,7 @@
 // Model: one inference graph with one float input and one float output, as all PP-OCR det, cls
-// and rec graphs are. The interface lets scheduler tests use a double; the product always runs
-// OrtModel. Thread-safety: Run() is const and safe to call from many threads at once.
+// and rec graphs are. The product runs OrtModel; `onnxocr bench` wraps it (RecordingModel in
+// cli/bench_workload.cpp) to record the shapes a workload sends. Thread-safety: Run() is const and
+// safe to call from many threads at once.
 #pragma once
 
 #include <cstdint>

@@ -17,29 +17,20 @@
 #include "common/task_runner.h"
 #include "http/error_mapping.h"
 #include "http/metrics.h"
-#include "pipeline/document.h"
+#include "http/ocr_request.h"
+#include "http/server_config.h"
 #include "pipeline/pipeline.h"
 #include "sched/memory_budget.h"
 
 namespace ocr::http {
 
-struct ApiConfig {
-  std::int64_t max_image_pixels = 50'000'000;  // width x height, checked from the header
-  int max_pdf_pages = 200;                     // longer PDFs: 422 too_many_pages
-  double pdf_dpi = 200;                        // PDF pages are rendered at this resolution
-  std::string cors_origin;                     // "" = CORS off; "*" or one origin
-  // Work reserves its estimated peak memory here first (null: no budget). REQUIRES: outlives
-  // the Api and every Work it returned.
-  sched::MemoryBudget* memory_budget = nullptr;
-  int parallel_pages = 1;  // pages of one document in flight at once (a group's workers)
-  // Reported by /info.
+// Facts of the serving machinery that the transport owns: reported by /info, and the pages of
+// one document that may be in flight at once (for its memory estimate).
+struct ServingFacts {
   int worker_threads = 1;
   int worker_groups = 1;  // one per NUMA node in use
-  int io_threads = 2;
   std::size_t queue_size = 64;
-  std::uint64_t max_body_bytes = 32ull << 20;
-  std::chrono::seconds request_timeout{60};
-  std::chrono::seconds read_timeout{30};
+  int parallel_pages = 1;  // a group's workers
 };
 
 struct ApiRequest {
@@ -79,10 +70,11 @@ class Api {
   };
 
   // `pipelines`: the loaded model sets, the first the default (those of one worker group: each
-  // group has the same sets in the same order, and Work finds its group's by index).
-  // REQUIRES: pipelines and metrics outlive the Api.
-  Api(ApiConfig config, std::vector<const pipeline::Pipeline*> pipelines, Metrics& metrics,
-      State state);
+  // group has the same sets in the same order, and Work finds its group's by index). Work
+  // reserves its estimated peak memory in `memory_budget` first (null: no budget).
+  // REQUIRES: pipelines, metrics and memory_budget outlive the Api and every Work it returned.
+  Api(const ServerConfig& config, ServingFacts facts, sched::MemoryBudget* memory_budget,
+      std::vector<const pipeline::Pipeline*> pipelines, Metrics& metrics, State state);
 
   Routed Route(ApiRequest& request) const;
 
@@ -91,11 +83,27 @@ class Api {
   void Decorate(Reply& reply, const ApiRequest& request) const;
 
  private:
-  Routed Ocr(ApiRequest& request, bool json_only) const;
-  Routed OcrJson(ApiRequest& request) const;
-  Routed OcrForm(ApiRequest& request) const;
-  Reply Info() const;
-  Reply DocumentReply(const pipeline::DocumentResult& doc, pipeline::OutputFormat format,
+  // One entry of the route table (api.cpp, kRoutes): method, path, handler.
+  struct RouteEntry;
+  static std::span<const RouteEntry> Routes();
+
+  // The handlers of the table: a reply now, or Work for the OCR routes.
+  Routed Ocr(ApiRequest& request) const;
+  Routed OcrApi(ApiRequest& request) const;
+  Routed Healthz(ApiRequest& request) const;
+  Routed Readyz(ApiRequest& request) const;
+  Routed MetricsText(ApiRequest& request) const;
+  Routed Info(ApiRequest& request) const;
+  Routed OpenApi(ApiRequest& request) const;
+  Routed Docs(ApiRequest& request) const;
+  Routed DocsCss(ApiRequest& request) const;
+
+  // Either form of POST /ocr: the parsed call becomes one Work, whichever form it came in.
+  Routed OcrRoute(ApiRequest& request, bool json_only) const;
+  // The only Work body: reserve memory, read the document, answer in the call's shape.
+  Reply RunOcr(const OcrCall& call, std::size_t pipeline, const WorkContext& context,
+               std::chrono::steady_clock::time_point received, const std::string& request_id) const;
+  Reply DocumentReply(const document::DocumentResult& doc, document::OutputFormat format,
                       bool paginate, double seconds, bool words) const;
   // The index of the model set called `name` ("" = the default).
   Result<size_t> FindPipeline(const std::string& name) const;
@@ -104,15 +112,14 @@ class Api {
   // kImageTooLarge when the document alone needs more than the whole budget; those of
   // EstimateDocumentBytes.
   Result<std::optional<sched::MemoryBudget::Lease>> ReserveMemory(
-      std::span<const std::uint8_t> bytes, const pipeline::DocumentOptions& options) const;
+      std::span<const std::uint8_t> bytes, const document::DocumentOptions& options) const;
 
-  ApiConfig config_;
+  ServerConfig config_;
+  ServingFacts facts_;
+  sched::MemoryBudget* memory_budget_;
   std::vector<const pipeline::Pipeline*> pipelines_;
   Metrics& metrics_;
   State state_;
 };
-
-// Parses "true/false/1/0/yes/no" in any case. kInvalidArgument naming `field` otherwise.
-Result<bool> ParseFormBool(std::string_view field, std::string_view value);
 
 }  // namespace ocr::http

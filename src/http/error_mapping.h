@@ -5,30 +5,13 @@
 
 #include <string>
 #include <string_view>
-#include <utility>
-#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "common/status.h"
+#include "http/reply.h"
 
 namespace ocr::http {
-
-// What a handler answers; the transport turns it into a response on the connection.
-struct Reply {
-  Reply() = default;
-
-  Reply(unsigned s, std::string b, std::string type = "application/json")
-      : status(s), body(std::move(b)), content_type(std::move(type)) {}
-
-  unsigned status = 200;
-  std::string body;
-  std::string content_type = "application/json";
-  bool retry_after = false;  // 503: "Retry-After: 1"
-  std::string allow;         // 405: the methods the route accepts
-  int lines = -1;            // text lines found, for the access log (-1: not an OCR answer)
-  std::vector<std::pair<std::string, std::string>> headers;  // any others (ETag, CSP, ...)
-};
 
 // The HTTP status of a Status code: 400, 404, 415, 422, 503, 504, or 500 for the rest.
 unsigned HttpStatusFor(StatusCode code);

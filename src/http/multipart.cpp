@@ -6,25 +6,14 @@
 #include <optional>
 #include <utility>
 
+#include "common/text.h"
+#include "common/utf8.h"
+
 namespace ocr::http {
 namespace {
 
 constexpr std::size_t kMaxBoundaryChars = 70;  // RFC 2046 section 5.1.1
 constexpr std::size_t kNpos = std::string_view::npos;
-
-char AsciiLower(char c) {
-  return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-}
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size())
-    return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (AsciiLower(a[i]) != AsciiLower(b[i]))
-      return false;
-  }
-  return true;
-}
 
 bool IsOws(char c) {
   return c == ' ' || c == '\t';
@@ -42,14 +31,6 @@ bool IsTokenChar(char c) {
   if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))
     return true;
   return std::string_view("!#$%&'*+-.^_`|~").find(c) != kNpos;
-}
-
-std::string_view TrimOws(std::string_view s) {
-  while (!s.empty() && IsOws(s.front()))
-    s.remove_prefix(1);
-  while (!s.empty() && IsOws(s.back()))
-    s.remove_suffix(1);
-  return s;
 }
 
 Status Malformed(std::string_view what) {
@@ -154,45 +135,6 @@ int HexValue(char c) {
   if (c >= 'A' && c <= 'F')
     return c - 'A' + 10;
   return -1;
-}
-
-bool IsValidUtf8(std::string_view s) {
-  constexpr std::array<std::uint32_t, 5> kMinForLength = {0, 0, 0x80, 0x800, 0x10000};
-  std::size_t i = 0;
-  while (i < s.size()) {
-    const auto lead = static_cast<unsigned char>(s[i]);
-    std::size_t length = 0;
-    std::uint32_t cp = 0;
-    if (lead < 0x80) {
-      length = 1;
-      cp = lead;
-    } else if ((lead & 0xE0) == 0xC0) {
-      length = 2;
-      cp = lead & 0x1FU;
-    } else if ((lead & 0xF0) == 0xE0) {
-      length = 3;
-      cp = lead & 0x0FU;
-    } else if ((lead & 0xF8) == 0xF0) {
-      length = 4;
-      cp = lead & 0x07U;
-    } else {
-      return false;
-    }
-    if (s.size() - i < length)
-      return false;
-    for (std::size_t k = 1; k < length; ++k) {
-      const auto cont = static_cast<unsigned char>(s[i + k]);
-      if ((cont & 0xC0) != 0x80)
-        return false;
-      cp = (cp << 6) | (cont & 0x3FU);
-    }
-    // Overlong forms, surrogates and values past U+10FFFF are not UTF-8 (RFC 3629).
-    if (cp < kMinForLength[length] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
-      return false;
-    }
-    i += length;
-  }
-  return true;
 }
 
 // Decodes an RFC 8187 ext-value, charset'language'percent-encoded, into UTF-8.

@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "pipeline/layout.h"
+#include "common/text.h"
 
 namespace ocr::http {
 namespace {
@@ -13,7 +13,7 @@ constexpr const char* kOpenApiText =
 
 // JSON strings convert to std::string implicitly, not to string_view.
 std::string Escape(const std::string& s) {
-  return pipeline::EscapeHtml(s);
+  return ocr::EscapeHtml(s);
 }
 
 std::string RefName(const nlohmann::json& j) {

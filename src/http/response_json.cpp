@@ -38,12 +38,12 @@ nlohmann::json OcrResponseJson(std::span<const pipeline::TextLine> lines, double
   return {{"processing_time", seconds}, {"results", LinesToJson(lines, words)}};
 }
 
-nlohmann::json DocumentResponseJson(const pipeline::DocumentResult& document,
-                                    pipeline::OutputFormat format, bool paginate, double seconds,
+nlohmann::json DocumentResponseJson(const document::DocumentResult& document,
+                                    document::OutputFormat format, bool paginate, double seconds,
                                     bool words) {
   nlohmann::json pages = nlohmann::json::array();
   nlohmann::json all_lines = nlohmann::json::array();
-  for (const pipeline::DocumentPage& page : document.pages) {
+  for (const document::DocumentPage& page : document.pages) {
     nlohmann::json page_lines = LinesToJson(page.lines, words);
     for (const auto& line : page_lines)
       all_lines.push_back(line);
@@ -54,10 +54,10 @@ nlohmann::json DocumentResponseJson(const pipeline::DocumentResult& document,
                      {"results", std::move(page_lines)}});
   }
   nlohmann::json out = {{"success", true},
-                        {"format", pipeline::OutputFormatName(format)},
+                        {"format", document::OutputFormatName(format)},
                         {"page_count", document.page_count}};
-  if (format != pipeline::OutputFormat::kJson) {
-    out["output"] = pipeline::FormatDocument(document, format, paginate);
+  if (format != document::OutputFormat::kJson) {
+    out["output"] = document::FormatDocument(document, format, paginate);
   }
   out["processing_time"] = seconds;
   out["pages"] = std::move(pages);

@@ -8,7 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include "common/status.h"
-#include "pipeline/document.h"
+#include "document/document.h"
+#include "document/render.h"
 #include "pipeline/types.h"
 
 namespace ocr::http {
@@ -24,8 +25,8 @@ nlohmann::json OcrResponseJson(std::span<const pipeline::TextLine> lines, double
 // The multipart form's answer: {"success": true, "format", "output" (not for json),
 // "page_count", "processing_time", "pages": [{"page", "width", "height", "source", "results"}],
 // "results": every page's lines}.
-nlohmann::json DocumentResponseJson(const pipeline::DocumentResult& document,
-                                    pipeline::OutputFormat format, bool paginate, double seconds,
+nlohmann::json DocumentResponseJson(const document::DocumentResult& document,
+                                    document::OutputFormat format, bool paginate, double seconds,
                                     bool words = false);
 
 }  // namespace ocr::http

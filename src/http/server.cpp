@@ -119,7 +119,8 @@ struct Server::Impl {
           return Metrics::Gauges{scheduler.queued(), static_cast<size_t>(scheduler.busy()),
                                  static_cast<size_t>(live_sessions.load())};
         }),
-        api(MakeApiConfig(config, scheduler, memory_budget), group_pipelines.front(), metrics,
+        api(config, MakeServingFacts(scheduler), &memory_budget, group_pipelines.front(),
+            metrics,
             {[this] { return draining.load(); }, [this] { return scheduler.full(); }}) {
     access_log = spdlog::get("access");
     if (!access_log) {
@@ -136,24 +137,14 @@ struct Server::Impl {
   void PollDrain();
   void RunIo();
 
-  static ApiConfig MakeApiConfig(const ServerConfig& c, const sched::Scheduler& s,
-                                 sched::MemoryBudget& budget) {
-    ApiConfig a;
-    a.memory_budget = &budget;
+  static ServingFacts MakeServingFacts(const sched::Scheduler& s) {
+    ServingFacts facts;
     for (const sched::WorkerGroupPlan& g : s.plan())
-      a.parallel_pages = std::max(a.parallel_pages, static_cast<int>(g.cpus.size()));
-    a.max_image_pixels = c.max_image_pixels;
-    a.max_pdf_pages = c.max_pdf_pages;
-    a.pdf_dpi = c.pdf_dpi;
-    a.cors_origin = c.cors_origin;
-    a.worker_threads = s.worker_count();
-    a.worker_groups = static_cast<int>(s.plan().size());
-    a.io_threads = c.io_threads;
-    a.queue_size = s.capacity();
-    a.max_body_bytes = c.max_body_bytes;
-    a.request_timeout = c.request_timeout;
-    a.read_timeout = c.read_timeout;
-    return a;
+      facts.parallel_pages = std::max(facts.parallel_pages, static_cast<int>(g.cpus.size()));
+    facts.worker_threads = s.worker_count();
+    facts.worker_groups = static_cast<int>(s.plan().size());
+    facts.queue_size = s.capacity();
+    return facts;
   }
 
   const ServerConfig config;

@@ -21,8 +21,6 @@
 #include <poppler/cpp/poppler-rectangle.h>
 #include <spdlog/spdlog.h>
 
-#include "pdf/internal/text_lines.h"
-
 namespace ocr::pdf {
 namespace {
 
@@ -177,7 +175,7 @@ struct PdfDocument::Impl {
     return ArgbToBgr(image);
   }
 
-  Result<TextLayerPage> Text(int index) const {
+  Result<std::vector<Word>> PageWords(int index) const {
     OCR_ASSIGN_OR_RETURN(const std::unique_ptr<poppler::page> page, LoadPage(index));
     OCR_ASSIGN_OR_RETURN(const cv::Size size, RenderSize(*page, index, limits.dpi));
     // text_list() reports words in points (72 dpi) in the displayed frame: crop box origin at
@@ -185,10 +183,10 @@ struct PdfDocument::Impl {
     const double scale = limits.dpi / kPointsPerInch;
     const auto width = static_cast<double>(size.width);
     const auto height = static_cast<double>(size.height);
-    std::vector<internal::WordBox> words;
+    std::vector<Word> words;
     for (const poppler::text_box& box : page->text_list()) {
       const poppler::rectf r = box.bbox();
-      internal::WordBox w;
+      Word w;
       w.x0 = std::clamp(r.left() * scale, 0.0, width);
       w.y0 = std::clamp(r.top() * scale, 0.0, height);
       w.x1 = std::clamp(r.right() * scale, 0.0, width);
@@ -196,12 +194,9 @@ struct PdfDocument::Impl {
       w.rotation = box.rotation();
       w.space_after = box.has_space_after();
       w.text = Utf8(box.text());
-      words.push_back(std::move(w));  // words off the page clip to empty boxes and are dropped
+      words.push_back(std::move(w));  // off the page: an empty box, for the caller to drop
     }
-    TextLayerPage out;
-    out.lines = internal::GroupIntoLines(words);
-    out.usable = internal::IsUsableTextLayer(out.lines);
-    return out;
+    return words;
   }
 };
 
@@ -260,8 +255,8 @@ Result<cv::Mat> PdfDocument::RenderPage(int page) const {
   return Guard("rendering", page, [&] { return impl_->Render(page); });
 }
 
-Result<TextLayerPage> PdfDocument::TextLayer(int page) const {
-  return Guard("reading the text of", page, [&] { return impl_->Text(page); });
+Result<std::vector<Word>> PdfDocument::Words(int page) const {
+  return Guard("reading the text of", page, [&] { return impl_->PageWords(page); });
 }
 
 }  // namespace ocr::pdf

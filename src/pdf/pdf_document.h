@@ -1,6 +1,8 @@
-// PdfDocument: PDF bytes -> page images and text layers, one page at a time under page and pixel
-// budgets. This module is the only one that includes poppler (GPL): poppler types stay behind the
-// pimpl in pdf_document.cpp.
+// PdfDocument: PDF bytes -> page sizes, page images and the words of each page's text layer, one
+// page at a time under page and pixel budgets, in this module's own plain types (what those words
+// mean as lines is document/text_layer.h's business). This module is the only one that includes
+// poppler (GPL): poppler types stay behind the pimpl in pdf_document.cpp. It depends on nothing
+// of ours but common.
 //
 // Budgets and bombs: Open() rejects a document with more than PdfLimits::max_pages pages before any
 // page is read, and RenderPage() refuses a page whose render would exceed max_page_pixels before
@@ -16,12 +18,12 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
 #include <vector>
 
 #include <opencv2/core.hpp>
 
 #include "common/status.h"
-#include "pipeline/types.h"
 
 namespace ocr::pdf {
 
@@ -31,16 +33,18 @@ struct PdfLimits {
   std::int64_t max_page_pixels = 50'000'000;  // a page whose render would exceed: kImageTooLarge
 };
 
-// Text from the PDF's own text layer, in RENDERED pixel coordinates (the frame of RenderPage()).
-// A text layer is whatever the file's author put there: it can differ from what the page shows.
-struct TextLayerPage {
-  // One per text line (poppler's words grouped into lines: same row, adjacent), in poppler's
-  // reading order, confidence 1.0, each with its words (text, box, confidence 1.0) in reading
-  // order. Boxes are clipped to the page; a line or word on a rotated page (or rotated text) has
-  // its quad starting at the top-left corner of the text as it is read.
-  std::vector<pipeline::TextLine> lines;
-  // False for scans: no text, or only whitespace / unmapped glyphs (U+FFFD, private use, controls).
-  bool usable = false;
+// One word of a page's text layer, in RENDERED pixels (y down, the frame of RenderPage()),
+// clipped to the page, in poppler's reading order.
+struct Word {
+  std::string text;  // UTF-8, NULs dropped
+  double x0 = 0;     // left
+  double y0 = 0;     // top
+  double x1 = 0;     // right
+  double y1 = 0;     // bottom
+  // Reading direction in quarter turns clockwise: 0 left-to-right, 1 top-to-bottom,
+  // 2 right-to-left (upside down), 3 bottom-to-top (poppler's TextWord rotation).
+  int rotation = 0;
+  bool space_after = false;  // the layer has a space between this word and the next
 };
 
 class PdfDocument {
@@ -67,9 +71,10 @@ class PdfDocument {
   // max_page_pixels; kInvalidPdf when poppler fails to render.
   Result<cv::Mat> RenderPage(int page) const;
 
-  // The page's text layer as lines with boxes in the rendered page's pixel coordinates.
+  // The words of the page's text layer (none for a scan), boxes in the rendered page's pixels.
+  // A text layer is whatever the file's author put there: it can differ from what the page shows.
   // Errors: as PageSize().
-  Result<TextLayerPage> TextLayer(int page) const;
+  Result<std::vector<Word>> Words(int page) const;
 
  private:
   struct Impl;

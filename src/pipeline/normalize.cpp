@@ -1,9 +1,45 @@
 #include "pipeline/normalize.h"
 
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include <opencv2/imgproc.hpp>
+
+#include "common/check.h"
+
 namespace ocr::pipeline {
+
+int ResizedWidth(const cv::Mat& crop, int height, int max_width) {
+  const double ratio = static_cast<double>(crop.cols) / static_cast<double>(crop.rows);
+  const double w = std::ceil(height * ratio);
+  if (w > max_width)
+    return max_width;
+  return std::max(1, static_cast<int>(w));
+}
+
+std::vector<std::size_t> OrderByAspectRatio(std::span<const cv::Mat> crops) {
+  auto ratio = [&](std::size_t i) {
+    return static_cast<double>(crops[i].cols) / static_cast<double>(crops[i].rows);
+  };
+  std::vector<std::size_t> order(crops.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return ratio(a) < ratio(b); });
+  return order;
+}
+
+int FillCropInput(const cv::Mat& crop, int height, int width, float* out) {
+  const int resized_width = ResizedWidth(crop, height, width);
+  cv::Mat resized;
+  cv::resize(crop, resized, cv::Size(resized_width, height));
+  NormalizeToPlanes(resized, kSymmetricNormalization, width, height, out);
+  return resized_width;
+}
 
 void NormalizeToPlanes(const cv::Mat& image, const Normalization& norm, int plane_width,
                        int plane_height, float* out) {
+  OCR_CHECK(image.type() == CV_8UC3 && image.cols <= plane_width && image.rows <= plane_height);
   const size_t plane = static_cast<size_t>(plane_width) * static_cast<size_t>(plane_height);
   // (x * scale - mean) / std == x * a + b, computed once per channel.
   float a[3], b[3];

@@ -1,8 +1,14 @@
-// Image -> planar float tensor data, the input layout of every PP-OCR model.
+// Image -> planar float tensor data, the input layout of every PP-OCR model, and how a text crop
+// becomes one item of a classifier or recognizer batch: its width at the model's height
+// (ResizedWidth), the order crops are batched in, and the resize-and-normalize into the batch.
+// (The recognizer's padded batch width is TextRecognizer::BatchWidth, from RecOptions.)
 // Thread-safety: pure functions.
 #pragma once
 
 #include <array>
+#include <cstddef>
+#include <span>
+#include <vector>
 
 #include <opencv2/core/mat.hpp>
 
@@ -28,5 +34,18 @@ inline constexpr Normalization kSymmetricNormalization = {};
 // REQUIRES: image.cols <= plane_width, image.rows <= plane_height.
 void NormalizeToPlanes(const cv::Mat& image, const Normalization& norm, int plane_width,
                        int plane_height, float* out);
+
+// The width of `crop` resized to `height` keeping its aspect ratio: ceil(height * w / h), as the
+// reference computes it, at least 1 and at most `max_width`.
+int ResizedWidth(const cv::Mat& crop, int height, int max_width);
+
+// Indices of `crops` from the narrowest aspect ratio to the widest (stable): similar widths
+// batch together, so padding within a batch stays small, as in the reference.
+std::vector<std::size_t> OrderByAspectRatio(std::span<const cv::Mat> crops);
+
+// Resizes `crop` to `height` x ResizedWidth(crop, height, width) and writes it normalized to
+// [-1, 1] (kSymmetricNormalization) into the 3 x height x width planes at `out`, leaving the
+// padding to its right untouched. Returns the resized width.
+int FillCropInput(const cv::Mat& crop, int height, int width, float* out);
 
 }  // namespace ocr::pipeline

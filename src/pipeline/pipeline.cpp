@@ -2,44 +2,12 @@
 
 #include <opencv2/imgproc.hpp>
 
+#include "common/check.h"
 #include "common/clock.h"
 #include "pipeline/geometry.h"
 #include "pipeline/word_boxes.h"
 
 namespace ocr::pipeline {
-
-Status ValidateOptions(const OcrOptions& o) {
-  auto in = [](double v, double lo, double hi) { return v >= lo && v <= hi; };
-  if (!in(o.det.limit_side_len, 32, 8192)) {
-    return InvalidArgument("det limit_side_len must be between 32 and 8192");
-  }
-  if (!in(o.det.db.thresh, 0, 1))
-    return InvalidArgument("det thresh must be between 0 and 1");
-  if (!in(o.det.db.box_thresh, 0, 1))
-    return InvalidArgument("box_thresh must be between 0 and 1");
-  if (!in(o.det.db.unclip_ratio, 0.1, 10)) {
-    return InvalidArgument("unclip_ratio must be between 0.1 and 10");
-  }
-  if (!in(o.det.db.max_candidates, 1, 100000)) {
-    return InvalidArgument("max_candidates must be between 1 and 100000");
-  }
-  if (!in(o.cls.thresh, 0, 1))
-    return InvalidArgument("cls thresh must be between 0 and 1");
-  if (!in(o.cls.batch_size, 1, 64) || !in(o.rec.batch_size, 1, 64)) {
-    return InvalidArgument("batch sizes must be between 1 and 64");
-  }
-  if (!in(o.rec.max_width, 48, 16384)) {
-    return InvalidArgument("rec max_width must be between 48 and 16384");
-  }
-  if (!in(o.rec.min_width, 1, o.rec.max_width) || !in(o.rec.width_multiple, 1, 1024)) {
-    return InvalidArgument(
-        "rec min_width must be between 1 and max_width, width_multiple "
-        "between 1 and 1024");
-  }
-  if (!in(o.drop_score, 0, 1))
-    return InvalidArgument("drop_score must be between 0 and 1");
-  return Status::Ok();
-}
 
 Pipeline::Pipeline(const ModelSet& models)
     : models_(models),
@@ -65,6 +33,7 @@ Status Pipeline::WarmUp() const {
 
 Result<OcrResult> Pipeline::Run(const cv::Mat& image, const OcrOptions& options,
                                 const std::stop_token& stop, TaskRunner* runner) const {
+  OCR_CHECK(image.type() == CV_8UC3 && !image.empty());
   InlineTaskRunner inline_runner;
   TaskRunner& batches = runner != nullptr ? *runner : inline_runner;
   OcrResult result;

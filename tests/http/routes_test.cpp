@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "http/server_client.h"
+#include "image/test_images.h"
 #include "pdf/test_documents.h"
 #include "pdf/test_pdfs.h"
 #include "support/render_text.h"
@@ -224,6 +225,32 @@ TEST(ServerOptionsTest, MaxPdfPagesRefusesLongDocuments) {
       Send(server.port(), FormRequest({{"file", testing::ReadFileOrDie(pdf), "long.pdf"}}));
   EXPECT_EQ(res.result_int(), 422);
   EXPECT_EQ(ErrorCodeOf(res), "too_many_pages");
+  EXPECT_EQ(server.Stop(), 0);
+}
+
+// One set of input limits reaches both forms: a TIFF's frames are pages under --max-pdf-pages
+// whether it comes as JSON (which reads frame 0) or as a multipart upload.
+TEST(ServerOptionsTest, MaxPdfPagesCapsTiffFramesInBothForms) {
+  const image::testing::Bytes tiff = image::testing::BuildGrayTiffFrames(
+      false, {cv::Size(64, 32), cv::Size(64, 32), cv::Size(64, 32)});
+  const std::string bytes(tiff.begin(), tiff.end());
+  ServerProcess server;
+  ASSERT_TRUE(server.Start({"--max-pdf-pages", "2"}));
+  const Response form = Send(server.port(), FormRequest({{"file", bytes, "scan.tiff"}}));
+  const Response json = Send(server.port(), MakeRequest(bhttp::verb::post, "/ocr", OcrBody(bytes)));
+  EXPECT_EQ(form.result_int(), 422);
+  EXPECT_EQ(ErrorCodeOf(form), "too_many_pages");
+  EXPECT_EQ(json.result_int(), form.result_int());
+  EXPECT_EQ(json.body(), form.body());
+  // Within the limit both forms read it: the JSON form its first frame, the form every frame.
+  const image::testing::Bytes two_frames =
+      image::testing::BuildGrayTiffFrames(false, {cv::Size(64, 32), cv::Size(64, 32)});
+  const std::string two(two_frames.begin(), two_frames.end());
+  EXPECT_EQ(Send(server.port(), MakeRequest(bhttp::verb::post, "/ocr", OcrBody(two))).result_int(),
+            200);
+  const Response pages = Send(server.port(), FormRequest({{"file", two, "scan.tiff"}}));
+  ASSERT_EQ(pages.result_int(), 200);
+  EXPECT_EQ(Json::parse(pages.body())["page_count"], 2);
   EXPECT_EQ(server.Stop(), 0);
 }
 

@@ -16,12 +16,14 @@
 #include <gtest/gtest.h>
 #include <opencv2/core.hpp>
 
+#include "document/text_layer.h"
 #include "pdf/test_pdfs.h"
 #include "support/test_paths.h"
 
 namespace ocr::pdf {
 namespace {
 
+using document::TextLayerPage;
 using testing::HandWrittenPdf;
 using testing::ReadBytes;
 
@@ -37,6 +39,11 @@ std::string Join(const std::vector<std::string>& lines) {
   for (const std::string& l : lines)
     out += (out.empty() ? "" : "\n") + l;
   return out;
+}
+
+// The page's words as document/ groups them: what the OCR path's callers see of a text layer.
+Result<TextLayerPage> TextLayer(const PdfDocument& doc, int page) {
+  return document::ReadTextLayer(doc, page);
 }
 
 std::vector<std::string> Texts(const TextLayerPage& page) {
@@ -222,7 +229,7 @@ TEST_F(PdfDocumentTest, TextLayerGivesLinesInOrderAndPageOrderIsKept) {
   ASSERT_NE(doc, nullptr);
   const std::vector<std::vector<std::string>> expected = {kPage1, kPage2, kPage3};
   for (int page = 0; page < 3; ++page) {
-    const Result<TextLayerPage> text = doc->TextLayer(page);
+    const Result<TextLayerPage> text = TextLayer(*doc, page);
     ASSERT_OK(text);
     EXPECT_TRUE(text->usable);
     EXPECT_EQ(Texts(*text), expected[static_cast<std::size_t>(page)]) << "page " << page;
@@ -240,7 +247,7 @@ TEST_F(PdfDocumentTest, TextLayerBoxesCoverTheRenderedText) {
   const std::vector<std::uint8_t> bytes = ReadBytes(*a4_);
   const auto doc = OpenOrDie(bytes);
   ASSERT_NE(doc, nullptr);
-  const Result<TextLayerPage> text = doc->TextLayer(0);
+  const Result<TextLayerPage> text = TextLayer(*doc, 0);
   const Result<cv::Mat> image = doc->RenderPage(0);
   ASSERT_OK(text);
   ASSERT_OK(image);
@@ -267,7 +274,7 @@ TEST_F(PdfDocumentTest, RotatedPageTurnsRenderAndTextLayerTogether) {
     const auto doc = OpenOrDie(bytes);
     ASSERT_NE(doc, nullptr);
     const Result<cv::Mat> image = doc->RenderPage(0);
-    const Result<TextLayerPage> text = doc->TextLayer(0);
+    const Result<TextLayerPage> text = TextLayer(*doc, 0);
     ASSERT_OK(image);
     ASSERT_OK(text);
     const bool sideways = degrees != 180;
@@ -310,7 +317,7 @@ TEST_F(PdfDocumentTest, ScannedPageHasNoUsableTextLayer) {
   const auto doc = OpenOrDie(bytes);
   ASSERT_NE(doc, nullptr);
   EXPECT_EQ(doc->page_count(), 1);
-  const Result<TextLayerPage> text = doc->TextLayer(0);
+  const Result<TextLayerPage> text = TextLayer(*doc, 0);
   ASSERT_OK(text);
   EXPECT_FALSE(text->usable);
   EXPECT_TRUE(text->lines.empty());
@@ -338,7 +345,7 @@ TEST_F(PdfDocumentTest, EncryptedWithOwnerPasswordOnlyOpens) {
   const auto doc = OpenOrDie(bytes);
   ASSERT_NE(doc, nullptr);
   EXPECT_EQ(doc->page_count(), 3);
-  const Result<TextLayerPage> text = doc->TextLayer(0);
+  const Result<TextLayerPage> text = TextLayer(*doc, 0);
   ASSERT_OK(text);
   EXPECT_EQ(Texts(*text), kPage1);
 }
@@ -361,7 +368,7 @@ TEST_F(PdfDocumentTest, PageOverPixelBudgetIsRejectedBeforeRendering) {
   EXPECT_EQ(image.status().code(), StatusCode::kImageTooLarge);
   // The size and the text layer need no render.
   EXPECT_OK(doc->PageSize(0));
-  EXPECT_OK(doc->TextLayer(0));
+  EXPECT_OK(TextLayer(*doc, 0));
 }
 
 TEST_F(PdfDocumentTest, TruncatedDocumentFailsCleanly) {
@@ -383,7 +390,7 @@ TEST_F(PdfDocumentTest, TruncatedDocumentFailsCleanly) {
       if (!image.ok()) {
         EXPECT_EQ(image.status().code(), StatusCode::kInvalidPdf);
       }
-      const Result<TextLayerPage> text = (*doc)->TextLayer(page);
+      const Result<TextLayerPage> text = TextLayer(**doc, page);
       if (!text.ok()) {
         EXPECT_EQ(text.status().code(), StatusCode::kInvalidPdf);
       }
@@ -399,7 +406,7 @@ TEST_F(PdfDocumentTest, PageOutOfRangeIsAnInvalidArgument) {
   const auto doc = OpenOrDie(bytes);
   ASSERT_NE(doc, nullptr);
   EXPECT_EQ(doc->RenderPage(1).status().code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(doc->TextLayer(-1).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(TextLayer(*doc, -1).status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(doc->PageSize(7).status().code(), StatusCode::kInvalidArgument);
 }
 
@@ -420,7 +427,7 @@ TEST_F(PdfDocumentTest, DocumentsOpenedFromTheSameBytesRenderInParallel) {
           results[static_cast<std::size_t>(page)] = image.status();
           return;
         }
-        results[static_cast<std::size_t>(page)] = (*doc)->TextLayer(page);
+        results[static_cast<std::size_t>(page)] = TextLayer(**doc, page);
       });
     }
   }
@@ -451,7 +458,7 @@ TEST(PdfDocumentHandWrittenTest, TextWithStandardFontHasBoxesInPixels) {
       "<< /Font << /F1 << /Type /Font /Subtype /Type1 /BaseFont /Helvetica >> >> >>");
   const auto doc = PdfDocument::Open(bytes, {.dpi = 144});
   ASSERT_OK(doc);
-  const Result<TextLayerPage> text = (*doc)->TextLayer(0);
+  const Result<TextLayerPage> text = TextLayer(**doc, 0);
   ASSERT_OK(text);
   ASSERT_EQ(text->lines.size(), 1U);
   EXPECT_EQ(text->lines[0].text, "Hello PDF");
@@ -487,7 +494,7 @@ TEST(PdfDocumentHandWrittenTest, DeeplyNestedContentFailsInBoundedTime) {
   if (!image.ok()) {
     EXPECT_EQ(image.status().code(), StatusCode::kInvalidPdf);
   }
-  const Result<TextLayerPage> text = (*doc)->TextLayer(0);
+  const Result<TextLayerPage> text = TextLayer(**doc, 0);
   if (text.ok()) {
     EXPECT_FALSE(text->usable);
   }
@@ -547,7 +554,7 @@ TEST(PdfDocumentHandWrittenTest, EmptyPageHasNoUsableText) {
   const std::vector<std::uint8_t> bytes = HandWrittenPdf(100, 100, "");
   const auto doc = PdfDocument::Open(bytes, {});
   ASSERT_OK(doc);
-  const Result<TextLayerPage> text = (*doc)->TextLayer(0);
+  const Result<TextLayerPage> text = TextLayer(**doc, 0);
   ASSERT_OK(text);
   EXPECT_FALSE(text->usable);
   EXPECT_TRUE(text->lines.empty());

@@ -1,8 +1,6 @@
 #include "pipeline/cls/text_classifier.h"
 
 #include <algorithm>
-#include <cmath>
-#include <numeric>
 
 #include <opencv2/imgproc.hpp>
 
@@ -12,39 +10,20 @@
 
 namespace ocr::pipeline {
 
-int ResizedWidth(const cv::Mat& crop, int height, int max_width) {
-  const double ratio = static_cast<double>(crop.cols) / static_cast<double>(crop.rows);
-  const double w = std::ceil(height * ratio);
-  if (w > max_width)
-    return max_width;
-  return std::max(1, static_cast<int>(w));
-}
-
 Result<std::vector<std::uint8_t>> TextClassifier::Classify(std::vector<cv::Mat>& crops,
                                                            const ClsOptions& options,
                                                            StageTimes& times, TaskRunner& runner,
                                                            const std::stop_token& stop) const {
   std::vector<std::uint8_t> flipped(crops.size(), 0);
-  // Similar widths batch together, as in the reference.
-  std::vector<size_t> order(crops.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return static_cast<double>(crops[a].cols) / crops[a].rows <
-           static_cast<double>(crops[b].cols) / crops[b].rows;
-  });
+  const std::vector<size_t> order = OrderByAspectRatio(crops);
   const size_t plane = static_cast<size_t>(height_) * static_cast<size_t>(width_);
   auto run_batch = [&](size_t begin, size_t n, StageTimes& batch_times) -> Status {
     Stopwatch watch;
     engine::Tensor input;
     input.shape = {static_cast<std::int64_t>(n), 3, height_, width_};
     input.data.assign(n * 3 * plane, 0.0f);
-    for (size_t i = 0; i < n; ++i) {
-      const cv::Mat& crop = crops[order[begin + i]];
-      cv::Mat resized;
-      cv::resize(crop, resized, cv::Size(ResizedWidth(crop, height_, width_), height_));
-      NormalizeToPlanes(resized, kSymmetricNormalization, width_, height_,
-                        input.data.data() + i * 3 * plane);
-    }
+    for (size_t i = 0; i < n; ++i)
+      FillCropInput(crops[order[begin + i]], height_, width_, input.data.data() + i * 3 * plane);
     batch_times.cls_pre_ms += watch.LapMs();
     OCR_ASSIGN_OR_RETURN(engine::Tensor output, model_.Run(input, stop));
     batch_times.cls_infer_ms += watch.LapMs();

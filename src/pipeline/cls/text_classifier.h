@@ -40,8 +40,4 @@ class TextClassifier {
   int width_;
 };
 
-// Resizes `crop` to `height`, keeping its aspect ratio, at most `max_width` wide, and returns the
-// width used (ceil(height * w / h), as the reference computes it).
-int ResizedWidth(const cv::Mat& crop, int height, int max_width);
-
 }  // namespace ocr::pipeline

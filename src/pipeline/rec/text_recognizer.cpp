@@ -1,13 +1,11 @@
 #include "pipeline/rec/text_recognizer.h"
 
 #include <algorithm>
-#include <numeric>
 
 #include <opencv2/imgproc.hpp>
 
 #include "common/clock.h"
 #include "pipeline/batching.h"
-#include "pipeline/cls/text_classifier.h"
 #include "pipeline/normalize.h"
 
 namespace ocr::pipeline {
@@ -33,12 +31,7 @@ Result<std::vector<DecodedText>> TextRecognizer::Recognize(std::span<const cv::M
                                                            StageTimes& times, TaskRunner& runner,
                                                            const std::stop_token& stop) const {
   std::vector<DecodedText> results(crops.size());
-  // Sorting by aspect ratio keeps padding small within a batch.
-  std::vector<size_t> order(crops.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return AspectRatio(crops[a]) < AspectRatio(crops[b]);
-  });
+  const std::vector<size_t> order = OrderByAspectRatio(crops);
   auto run_batch = [&](size_t begin, size_t n, StageTimes& batch_times) -> Status {
     Stopwatch watch;
     double max_ratio = 0;
@@ -51,12 +44,8 @@ Result<std::vector<DecodedText>> TextRecognizer::Recognize(std::span<const cv::M
     input.data.assign(n * 3 * plane, 0.0f);
     std::vector<int> resized_widths(n);
     for (size_t i = 0; i < n; ++i) {
-      const cv::Mat& crop = crops[order[begin + i]];
-      resized_widths[i] = ResizedWidth(crop, height_, width);
-      cv::Mat resized;
-      cv::resize(crop, resized, cv::Size(resized_widths[i], height_));
-      NormalizeToPlanes(resized, kSymmetricNormalization, width, height_,
-                        input.data.data() + i * 3 * plane);
+      resized_widths[i] =
+          FillCropInput(crops[order[begin + i]], height_, width, input.data.data() + i * 3 * plane);
     }
     batch_times.rec_pre_ms += watch.LapMs();
     OCR_ASSIGN_OR_RETURN(engine::Tensor output, model_.Run(input, stop));

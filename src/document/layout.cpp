@@ -1,11 +1,11 @@
-// Layout analysis (columns, rows, paragraphs, headings) and the text, Markdown and HTML writers.
+// Layout analysis: columns, rows, paragraphs and headings.
 //
 // The geometry works on one axis-aligned summary per line (Geom): its horizontal extent from the
 // quad's corners, and its vertical centre and height from the quad's left and right edges, so a
 // slanted line keeps its true height instead of the taller height of its bounding rectangle.
 // Every threshold is a multiple of the page's median line height, so the same constants hold at
 // any resolution and font size, and a few headings or stray boxes do not move them.
-#include "pipeline/layout.h"
+#include "document/layout.h"
 
 #include <algorithm>
 #include <array>
@@ -19,7 +19,12 @@
 #include <utility>
 #include <vector>
 
-namespace ocr::pipeline {
+namespace ocr::document {
+
+using pipeline::Point;
+using pipeline::Quad;
+using pipeline::TextLine;
+
 namespace {
 
 // --- Thresholds, in units of the page's median line height (h) unless the name says otherwise.
@@ -66,9 +71,6 @@ constexpr float kMaxCoordinatePx = 1e7F;
 // Nesting limit for column splitting. Real pages nest two or three levels (columns inside a band
 // below a title); the bound only caps the cost of adversarial box sets.
 constexpr int kMaxLayoutDepth = 32;
-
-// At most this many bytes of a rejected format name are echoed in the error message.
-constexpr std::size_t kMaxEchoedBytes = 32;
 
 // One line reduced to what the layout needs. `index` points into the texts of GroupParagraphs.
 struct Geom {
@@ -129,23 +131,6 @@ float Median(std::vector<float> values) {
   std::sort(values.begin(), values.end());
   const std::size_t mid = values.size() / 2;
   return values.size() % 2 == 1 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
-}
-
-// Control whitespace (a recognizer should not produce it, a text layer may) would break the
-// one-line-per-line and one-block-per-line shapes of the outputs, so it becomes a space.
-std::string NormalizeText(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) {
-    if (c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r') {
-      c = ' ';
-    }
-  }
-  const std::size_t first = out.find_first_not_of(' ');
-  if (first == std::string::npos) {
-    return {};
-  }
-  const std::size_t last = out.find_last_not_of(' ');
-  return out.substr(first, last - first + 1);
 }
 
 // --- Columns.
@@ -441,94 +426,21 @@ void AppendParagraphs(const std::vector<Row>& rows, float h, std::vector<Paragra
   }
 }
 
-// --- Writers.
-
-std::string Join(const std::vector<std::string>& parts, std::string_view separator) {
-  std::string out;
-  for (std::size_t i = 0; i < parts.size(); ++i) {
-    if (i > 0) {
-      out += separator;
-    }
-    out += parts[i];
-  }
-  return out;
-}
-
-// Backslash-escapes every ASCII punctuation character that can start or close Markdown markup
-// (CommonMark lets any ASCII punctuation be escaped, so this never shows a stray backslash): the
-// requested set, plus '~' (fenced code, strikethrough) and '&' (entity references such as
-// "&copy;"). The only other block-level trigger a paragraph's first characters can hold is an
-// ordered-list marker ("1." or "1)"), whose punctuation is escaped there.
-std::string EscapeMarkdown(std::string_view text) {
-  constexpr std::string_view kSpecial = "\\`*_{}[]<>#+-|!~&";
-  std::size_t digits = 0;
-  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') {
-    ++digits;
-  }
-  const bool list_marker =
-      digits > 0 && digits < text.size() && (text[digits] == '.' || text[digits] == ')');
-  std::string out;
-  out.reserve(text.size() + text.size() / 8);
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if (kSpecial.find(text[i]) != std::string_view::npos || (list_marker && i == digits)) {
-      out += '\\';
-    }
-    out += text[i];
-  }
-  return out;
-}
-
-struct NamedFormat {
-  std::string_view name;
-  OutputFormat format;
-};
-
-constexpr std::array<NamedFormat, 4> kFormats = {{
-    {"json", OutputFormat::kJson},
-    {"text", OutputFormat::kText},
-    {"markdown", OutputFormat::kMarkdown},
-    {"html", OutputFormat::kHtml},
-}};
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(),
-                                            [&](char x, char y) { return lower(x) == lower(y); });
-}
-
-// The client's value as it may be echoed in an error: printable ASCII only (anything else, which
-// could be a truncated UTF-8 sequence or a control character, becomes '?') and at most
-// kMaxEchoedBytes bytes.
-std::string Printable(std::string_view value) {
-  std::string out;
-  for (char c : value.substr(0, kMaxEchoedBytes)) {
-    out += (c >= 0x20 && c <= 0x7e) ? c : '?';
-  }
-  if (value.size() > kMaxEchoedBytes) {
-    out += "...";
-  }
-  return out;
-}
-
 }  // namespace
 
-Result<OutputFormat> ParseOutputFormat(std::string_view name) {
-  for (const NamedFormat& f : kFormats) {
-    if (EqualsIgnoreCase(name, f.name)) {
-      return f.format;
+std::string NormalizeText(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) {
+    if (c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r') {
+      c = ' ';
     }
   }
-  return InvalidArgument("output_format must be one of json, markdown, html, text (got '" +
-                         Printable(name) + "')");
-}
-
-std::string_view OutputFormatName(OutputFormat format) {
-  for (const NamedFormat& f : kFormats) {
-    if (f.format == format) {
-      return f.name;
-    }
+  const std::size_t first = out.find_first_not_of(' ');
+  if (first == std::string::npos) {
+    return {};
   }
-  return "json";  // unreachable: every enumerator is in kFormats
+  const std::size_t last = out.find_last_not_of(' ');
+  return out.substr(first, last - first + 1);
 }
 
 std::vector<Paragraph> GroupParagraphs(std::span<const TextLine> lines) {
@@ -568,89 +480,4 @@ std::vector<Paragraph> GroupParagraphs(std::span<const TextLine> lines) {
   return paragraphs;
 }
 
-std::string FormatText(std::span<const TextLine> lines) {
-  std::string out;
-  for (const TextLine& line : lines) {
-    out += NormalizeText(line.text);
-    out += '\n';
-  }
-  return out;
-}
-
-std::string FormatMarkdown(std::span<const TextLine> lines) {
-  std::string out;
-  for (const Paragraph& paragraph : GroupParagraphs(lines)) {
-    if (!out.empty()) {
-      out += '\n';  // the blank line between blocks
-    }
-    if (paragraph.heading) {
-      out += "## ";
-    }
-    out += EscapeMarkdown(Join(paragraph.lines, " "));
-    out += '\n';
-  }
-  return out;
-}
-
-std::string FormatHtml(std::span<const TextLine> lines) {
-  std::string out;
-  for (const Paragraph& paragraph : GroupParagraphs(lines)) {
-    if (paragraph.heading) {
-      // A heading wrapped over two lines is still one title: its lines join with a space.
-      out += "<h2>" + EscapeHtml(Join(paragraph.lines, " ")) + "</h2>\n";
-      continue;
-    }
-    out += "<p>";
-    for (std::size_t i = 0; i < paragraph.lines.size(); ++i) {
-      if (i > 0) {
-        out += "<br>";
-      }
-      out += EscapeHtml(paragraph.lines[i]);
-    }
-    out += "</p>\n";
-  }
-  return out;
-}
-
-std::string EscapeHtml(std::string_view text) {
-  std::string out;
-  out.reserve(text.size() + text.size() / 8);
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
-std::string FormatLines(OutputFormat format, std::span<const TextLine> lines) {
-  switch (format) {
-    case OutputFormat::kText:
-      return FormatText(lines);
-    case OutputFormat::kMarkdown:
-      return FormatMarkdown(lines);
-    case OutputFormat::kHtml:
-      return FormatHtml(lines);
-    case OutputFormat::kJson:
-      break;
-  }
-  return {};
-}
-
-}  // namespace ocr::pipeline
+}  // namespace ocr::document

@@ -1,6 +1,6 @@
 // Tests for pipeline/layout: paragraph grouping on hand-built boxes, and the exact text, Markdown
 // and HTML they produce. Body lines are 20 px tall on a 30 px pitch unless a test says otherwise.
-#include "pipeline/layout.h"
+#include "document/layout.h"
 
 #include <algorithm>
 #include <cmath>
@@ -13,11 +13,14 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "document/render.h"
 #include "support/test_paths.h"
 
-namespace ocr::pipeline {
+namespace ocr::document {
 namespace {
 
+using pipeline::Point;
+using pipeline::TextLine;
 using ::testing::ElementsAre;
 using ::testing::SizeIs;
 
@@ -346,4 +349,4 @@ TEST(LayoutTest, ParseOutputFormatRejectsOthers) {
 }
 
 }  // namespace
-}  // namespace ocr::pipeline
+}  // namespace ocr::document

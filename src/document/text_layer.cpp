@@ -1,4 +1,4 @@
-#include "pdf/internal/text_lines.h"
+#include "document/text_layer.h"
 
 #include <algorithm>
 #include <array>
@@ -7,7 +7,9 @@
 #include <string>
 #include <vector>
 
-namespace ocr::pdf::internal {
+#include "common/utf8.h"
+
+namespace ocr::document {
 namespace {
 
 // Words further apart than this many line heights along the reading direction start a new line
@@ -65,7 +67,7 @@ struct LineBuilder {
   Span Frame() const { return ToReadingFrame(box, rotation); }
 };
 
-bool Continues(const LineBuilder& line, const WordBox& w, const Box& wb) {
+bool Continues(const LineBuilder& line, const pdf::Word& w, const Box& wb) {
   if (w.rotation != line.rotation)
     return false;
   const Span l = line.Frame();
@@ -105,66 +107,28 @@ pipeline::TextLine Finish(const LineBuilder& line) {
   return out;
 }
 
-// Decodes one UTF-8 code point at `i`, advancing it; nullopt (and one byte) on invalid input.
-std::optional<std::uint32_t> NextCodePoint(std::string_view s, std::size_t& i) {
-  const auto b0 = static_cast<unsigned char>(s[i]);
-  int extra = 0;
-  std::uint32_t cp = 0;
-  if (b0 < 0x80) {
-    ++i;
-    return b0;
-  }
-  if ((b0 & 0xE0U) == 0xC0U) {
-    extra = 1;
-    cp = b0 & 0x1FU;
-  } else if ((b0 & 0xF0U) == 0xE0U) {
-    extra = 2;
-    cp = b0 & 0x0FU;
-  } else if ((b0 & 0xF8U) == 0xF0U) {
-    extra = 3;
-    cp = b0 & 0x07U;
-  } else {
-    ++i;
-    return std::nullopt;
-  }
-  if (i + static_cast<std::size_t>(extra) >= s.size()) {
-    ++i;
-    return std::nullopt;
-  }
-  for (int k = 1; k <= extra; ++k) {
-    const auto b = static_cast<unsigned char>(s[i + static_cast<std::size_t>(k)]);
-    if ((b & 0xC0U) != 0x80U) {
-      ++i;
-      return std::nullopt;
-    }
-    cp = (cp << 6U) | (b & 0x3FU);
-  }
-  i += static_cast<std::size_t>(extra) + 1;
-  return cp;
-}
-
-bool IsSpace(std::uint32_t cp) {
+bool IsSpace(char32_t cp) {
   return cp == ' ' || cp == '\t' || cp == '\n' || cp == '\r' || cp == '\f' || cp == '\v' ||
          cp == 0xA0 || cp == 0x3000 || (cp >= 0x2000 && cp <= 0x200B);
 }
 
-bool IsGarbage(std::uint32_t cp) {
+bool IsGarbage(char32_t cp) {
   return cp < 0x20 || (cp >= 0x7F && cp <= 0x9F) || cp == 0xFFFD ||
          (cp >= 0xE000 && cp <= 0xF8FF) || cp >= 0xF0000 || (cp >= 0xD800 && cp <= 0xDFFF);
 }
 
 }  // namespace
 
-std::vector<pipeline::TextLine> GroupIntoLines(std::span<const WordBox> words) {
+std::vector<pipeline::TextLine> GroupIntoLines(std::span<const pdf::Word> words) {
   std::vector<pipeline::TextLine> lines;
   std::optional<LineBuilder> line;
-  for (const WordBox& w : words) {
+  for (const pdf::Word& w : words) {
     const Box wb{std::min(w.x0, w.x1), std::min(w.y0, w.y1), std::max(w.x0, w.x1),
                  std::max(w.y0, w.y1)};
     if (w.text.empty() || wb.x1 <= wb.x0 || wb.y1 <= wb.y0)
       continue;
     const int rotation = ((w.rotation % 4) + 4) % 4;
-    WordBox word = w;
+    pdf::Word word = w;
     word.rotation = rotation;
     if (line && Continues(*line, word, wb)) {
       const Span s = ToReadingFrame(wb, rotation);
@@ -199,7 +163,7 @@ bool IsUsableTextLayer(std::span<const pipeline::TextLine> lines) {
   for (const pipeline::TextLine& line : lines) {
     std::size_t i = 0;
     while (i < line.text.size()) {
-      const std::optional<std::uint32_t> cp = NextCodePoint(line.text, i);
+      const std::optional<char32_t> cp = NextCodePoint(line.text, i);
       if (cp && IsSpace(*cp))
         continue;
       if (!cp || IsGarbage(*cp)) {
@@ -212,4 +176,12 @@ bool IsUsableTextLayer(std::span<const pipeline::TextLine> lines) {
   return good >= kMinUsableChars && good * 10 >= (good + bad) * 9;
 }
 
-}  // namespace ocr::pdf::internal
+Result<TextLayerPage> ReadTextLayer(const pdf::PdfDocument& document, int page) {
+  OCR_ASSIGN_OR_RETURN(const std::vector<pdf::Word> words, document.Words(page));
+  TextLayerPage out;
+  out.lines = GroupIntoLines(words);
+  out.usable = IsUsableTextLayer(out.lines);
+  return out;
+}
+
+}  // namespace ocr::document

@@ -3,7 +3,10 @@
 // "text_layer", with their words) unless force_ocr is set; other pages are rendered and OCR'd
 // (source "ocr"), as are images and TIFF frames. Boxes are in the page's pixel coordinates (the
 // image's, or the rendering's at the PDF resolution) either way, so results look alike.
-// Shared by the HTTP API and `onnxocr run`. Thread-safety: pure functions over a const Pipeline.
+// The choice between a PDF page's text layer and OCR is ReadPdfPage in document.cpp; the rule
+// for a usable layer is IsUsableTextLayer in text_layer.h.
+// Shared by the HTTP API, `onnxocr run` and `onnxocr bench`. Thread-safety: pure functions over a
+// const Pipeline.
 #pragma once
 
 #include <cstdint>
@@ -15,19 +18,16 @@
 
 #include "common/status.h"
 #include "common/task_runner.h"
-#include "pdf/pdf_document.h"
-#include "pipeline/layout.h"
+#include "document/limits.h"
 #include "pipeline/pipeline.h"
 
-namespace ocr::pipeline {
+namespace ocr::document {
 
 struct DocumentOptions {
-  OcrOptions ocr;
-  bool force_ocr = false;                      // OCR PDF pages even where they have a text layer
-  std::string page_range;                      // "" = every page; else as ParsePageRange
-  std::int64_t max_image_pixels = 50'000'000;  // images, and each rendered PDF page
-  int max_pdf_pages = 200;                     // PDF pages, and frames of a TIFF
-  double pdf_dpi = 200;
+  pipeline::OcrOptions ocr;
+  bool force_ocr = false;  // OCR PDF pages even where they have a text layer
+  std::string page_range;  // "" = every page; else as ParsePageRange
+  InputLimits limits;
 };
 
 struct DocumentPage {
@@ -35,8 +35,8 @@ struct DocumentPage {
   int width = 0;
   int height = 0;
   bool from_text_layer = false;  // "text_layer" rather than "ocr"
-  std::vector<TextLine> lines;
-  StageTimes times;  // zero for text-layer pages
+  std::vector<pipeline::TextLine> lines;
+  pipeline::StageTimes times;  // zero for text-layer pages
 };
 
 struct DocumentResult {
@@ -49,7 +49,8 @@ struct DocumentResult {
 // kEncryptedPdf, kTooManyPages (PDF pages or TIFF frames), kImageTooLarge (a page or frame),
 // kInvalidArgument (page_range), kCancelled (stop requested), kInternal (inference).
 // Pages, and the batches within a page, run on `runner` (null: all on the calling thread).
-Result<DocumentResult> ReadDocument(std::span<const std::uint8_t> bytes, const Pipeline& pipeline,
+Result<DocumentResult> ReadDocument(std::span<const std::uint8_t> bytes,
+                                    const pipeline::Pipeline& pipeline,
                                     const DocumentOptions& options,
                                     const std::stop_token& stop = {}, TaskRunner* runner = nullptr);
 
@@ -60,12 +61,8 @@ Result<DocumentResult> ReadDocument(std::span<const std::uint8_t> bytes, const P
 Result<std::int64_t> EstimateDocumentBytes(std::span<const std::uint8_t> bytes,
                                            const DocumentOptions& options, int parallel_pages);
 
-// The document as text, Markdown or HTML, page after page; with `paginate`, each page is preceded
-// by the separator of spec/API.md ("\n{N}" + 48 dashes + "\n\n").
-std::string FormatDocument(const DocumentResult& document, OutputFormat format, bool paginate);
-
 // Parses "0-3,7" into sorted, unique page numbers (from 0) below `page_count`.
 // kInvalidArgument for bad syntax or when no page is selected.
 Result<std::vector<int>> ParsePageRange(std::string_view value, int page_count);
 
-}  // namespace ocr::pipeline
+}  // namespace ocr::document

@@ -1,9 +1,10 @@
 // Documents end to end with the real models: born-digital PDFs read from their text layer,
 // scanned ones through OCR, force_ocr, page ranges, pagination, and bad documents.
-#include "pipeline/document.h"
+#include "document/document.h"
 
 #include <gtest/gtest.h>
 
+#include "document/render.h"
 #include "image/decode.h"
 #include "image/test_images.h"
 #include "pdf/test_documents.h"
@@ -12,10 +13,12 @@
 #include "support/render_text.h"
 #include "support/test_paths.h"
 
-namespace ocr::pipeline {
+namespace ocr::document {
 namespace {
 
 namespace pt = ocr::pdf::testing;
+using pipeline::TextLine;
+using pipeline::Word;
 using pt::WithoutSpaces;
 
 class DocumentTest : public ::testing::Test {
@@ -120,7 +123,7 @@ TEST_F(DocumentTest, BadDocumentsAreRefusedWithTheirCodes) {
   ASSERT_FALSE(locked.empty());
   EXPECT_EQ(Read(locked).status().code(), StatusCode::kEncryptedPdf);
   DocumentOptions one_page;
-  one_page.max_pdf_pages = 1;
+  one_page.limits.max_pages = 1;
   const auto two = pt::MakeTextPdf("two", {"a", "b"}, "a4");
   EXPECT_EQ(Read(two, one_page).status().code(), StatusCode::kTooManyPages);
   auto bytes = pt::ReadBytes(pdf);
@@ -233,7 +236,7 @@ TEST_F(TiffDocumentTest, PageRangeSelectsFrames) {
 
 TEST_F(TiffDocumentTest, MaxPdfPagesCapsFramesAndThePixelLimitIsPerFrame) {
   DocumentOptions two;
-  two.max_pdf_pages = 2;
+  two.limits.max_pages = 2;
   const auto refused = Read(two);
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.status().code(), StatusCode::kTooManyPages);
@@ -245,7 +248,7 @@ TEST_F(TiffDocumentTest, MaxPdfPagesCapsFramesAndThePixelLimitIsPerFrame) {
   // range without it reads.
   const cv::Mat frame0 = *image::DecodeFrame(tiff_, 0);
   DocumentOptions small;
-  small.max_image_pixels = static_cast<std::int64_t>(frame0.total());
+  small.limits.max_image_pixels = static_cast<std::int64_t>(frame0.total());
   EXPECT_EQ(Read(small).status().code(), StatusCode::kImageTooLarge);
   small.page_range = "0";
   auto first = Read(small);
@@ -273,4 +276,4 @@ TEST(ParsePageRangeTest, ParsesListsAndRanges) {
 }
 
 }  // namespace
-}  // namespace ocr::pipeline
+}  // namespace ocr::document

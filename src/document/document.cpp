@@ -1,4 +1,4 @@
-#include "pipeline/document.h"
+#include "document/document.h"
 
 #include <algorithm>
 #include <charconv>
@@ -7,13 +7,29 @@
 #include <set>
 #include <utility>
 
+#include "document/text_layer.h"
 #include "image/decode.h"
+#include "pdf/pdf_document.h"
 
-namespace ocr::pipeline {
+namespace ocr::document {
 namespace {
 
-std::string PageSeparator(int page) {
-  return "\n{" + std::to_string(page) + "}" + std::string(48, '-') + "\n\n";
+using pipeline::Pipeline;
+using pipeline::TextLine;
+
+// The decoder's and the PDF reader's views of the one set of limits.
+image::DecodeOptions DecodeOptionsFor(const InputLimits& limits) {
+  image::DecodeOptions options;
+  options.max_pixels = limits.max_image_pixels;
+  return options;
+}
+
+pdf::PdfLimits PdfLimitsFor(const InputLimits& limits) {
+  pdf::PdfLimits pdf;
+  pdf.max_pages = limits.max_pages;
+  pdf.dpi = limits.pdf_dpi;
+  pdf.max_page_pixels = limits.max_image_pixels;
+  return pdf;
 }
 
 // The pages of a `page_count`-page document that options.page_range selects (all when empty).
@@ -56,23 +72,23 @@ Result<DocumentResult> ReadPages(int page_count, const PageContext& context, Rea
 
 // OCRs one page image (an image, a TIFF frame or a rendered PDF page) into page `page`.
 Result<DocumentPage> OcrPage(int page, const cv::Mat& image, const PageContext& context) {
-  OCR_ASSIGN_OR_RETURN(OcrResult ocr, context.pipeline.Run(image, context.options.ocr, context.stop,
-                                                           &context.runner));
+  OCR_ASSIGN_OR_RETURN(
+      pipeline::OcrResult ocr,
+      context.pipeline.Run(image, context.options.ocr, context.stop, &context.runner));
   return DocumentPage{page, image.cols, image.rows, false, std::move(ocr.lines), ocr.times};
 }
 
 // An image is one page; a multi-frame TIFF has one page per frame, under the PDF page limit.
 Result<DocumentResult> ReadImage(std::span<const std::uint8_t> bytes, const PageContext& context) {
-  const DocumentOptions& options = context.options;
-  OCR_ASSIGN_OR_RETURN(const int frames, image::CountFrames(bytes, options.max_pdf_pages));
-  if (frames > options.max_pdf_pages) {
-    const std::string limit = std::to_string(options.max_pdf_pages);
+  const InputLimits& limits = context.options.limits;
+  OCR_ASSIGN_OR_RETURN(const int frames, image::CountFrames(bytes, limits.max_pages));
+  if (frames > limits.max_pages) {
+    const std::string limit = std::to_string(limits.max_pages);
     return Status(StatusCode::kTooManyPages,
                   "the TIFF has more than " + limit + " frames; each frame is a page, and " +
                       "--max-pdf-pages (" + limit + ") caps TIFF frames as it caps PDF pages");
   }
-  image::DecodeOptions decode;
-  decode.max_pixels = options.max_image_pixels;
+  const image::DecodeOptions decode = DecodeOptionsFor(limits);
   return ReadPages(frames, context, [&](int frame) -> Result<DocumentPage> {
     OCR_ASSIGN_OR_RETURN(const cv::Mat image, image::DecodeFrame(bytes, frame, decode));
     return OcrPage(frame, image, context);
@@ -86,7 +102,7 @@ Result<DocumentPage> ReadPdfPage(const pdf::PdfDocument& document, std::mutex& d
                                  const PageContext& context) {
   std::unique_lock lock(document_mu);
   if (!context.options.force_ocr) {
-    OCR_ASSIGN_OR_RETURN(pdf::TextLayerPage layer, document.TextLayer(p));
+    OCR_ASSIGN_OR_RETURN(TextLayerPage layer, ReadTextLayer(document, p));
     if (layer.usable) {
       OCR_ASSIGN_OR_RETURN(const cv::Size size, document.PageSize(p));
       // Text-layer lines always know their words; like OCR'd lines, they carry them on request.
@@ -103,12 +119,8 @@ Result<DocumentPage> ReadPdfPage(const pdf::PdfDocument& document, std::mutex& d
 }
 
 Result<DocumentResult> ReadPdf(std::span<const std::uint8_t> bytes, const PageContext& context) {
-  const DocumentOptions& options = context.options;
-  pdf::PdfLimits limits;
-  limits.max_pages = options.max_pdf_pages;
-  limits.dpi = options.pdf_dpi;
-  limits.max_page_pixels = options.max_image_pixels;
-  OCR_ASSIGN_OR_RETURN(const auto document, pdf::PdfDocument::Open(bytes, limits));
+  OCR_ASSIGN_OR_RETURN(const auto document,
+                       pdf::PdfDocument::Open(bytes, PdfLimitsFor(context.options.limits)));
   std::mutex document_mu;
   return ReadPages(document->page_count(), context,
                    [&](int p) { return ReadPdfPage(*document, document_mu, p, context); });
@@ -141,11 +153,8 @@ Result<std::int64_t> EstimateDocumentBytes(std::span<const std::uint8_t> bytes,
   std::int64_t largest_page = 0;
   int pages = 1;
   if (image::SniffFormat(bytes) == image::Format::kPdf) {
-    pdf::PdfLimits limits;
-    limits.max_pages = options.max_pdf_pages;
-    limits.dpi = options.pdf_dpi;
-    limits.max_page_pixels = options.max_image_pixels;
-    OCR_ASSIGN_OR_RETURN(const auto document, pdf::PdfDocument::Open(bytes, limits));
+    OCR_ASSIGN_OR_RETURN(const auto document,
+                         pdf::PdfDocument::Open(bytes, PdfLimitsFor(options.limits)));
     OCR_ASSIGN_OR_RETURN(const std::vector<int> selected,
                          SelectPages(options, document->page_count()));
     for (const int p : selected) {
@@ -157,25 +166,15 @@ Result<std::int64_t> EstimateDocumentBytes(std::span<const std::uint8_t> bytes,
     OCR_ASSIGN_OR_RETURN(const image::ImageInfo info, image::ProbeImage(bytes));
     largest_page = std::int64_t{info.width} * info.height;  // TIFF frames: the first's size
     if (info.format == image::Format::kTiff) {
-      OCR_ASSIGN_OR_RETURN(pages, image::CountFrames(bytes, options.max_pdf_pages));
+      // The frames page_range selects, as for a PDF (over the limit, ReadDocument refuses it).
+      OCR_ASSIGN_OR_RETURN(const int frames, image::CountFrames(bytes, options.limits.max_pages));
+      OCR_ASSIGN_OR_RETURN(const std::vector<int> selected,
+                           SelectPages(options, std::min(frames, options.limits.max_pages)));
+      pages = static_cast<int>(selected.size());
     }
   }
   const std::int64_t in_flight = std::clamp(pages, 1, std::max(1, parallel_pages));
   return in_flight * (largest_page * kBytesPerPixel + kInferenceBytes);
-}
-
-std::string FormatDocument(const DocumentResult& document, OutputFormat format, bool paginate) {
-  std::string out;
-  for (const DocumentPage& page : document.pages) {
-    if (paginate)
-      out += PageSeparator(page.page);
-    std::string text = FormatLines(format, page.lines);
-    // Pages follow each other as blocks, separated by a blank line when not paginated.
-    if (!paginate && !out.empty() && !text.empty())
-      out += "\n";
-    out += text;
-  }
-  return out;
 }
 
 Result<std::vector<int>> ParsePageRange(std::string_view value, int page_count) {
@@ -214,4 +213,4 @@ Result<std::vector<int>> ParsePageRange(std::string_view value, int page_count) 
   return std::vector<int>(pages.begin(), pages.end());
 }
 
-}  // namespace ocr::pipeline
+}  // namespace ocr::document

@@ -1,15 +1,15 @@
-#include "pdf/internal/text_lines.h"
+#include "document/text_layer.h"
 
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
-namespace ocr::pdf::internal {
+namespace ocr::document {
 namespace {
 
-WordBox Word(std::string text, double x0, double y0, double x1, double y1, int rotation = 0,
-             bool space_after = true) {
+pdf::Word Word(std::string text, double x0, double y0, double x1, double y1, int rotation = 0,
+               bool space_after = true) {
   return {std::move(text), x0, y0, x1, y1, rotation, space_after};
 }
 
@@ -26,7 +26,7 @@ void ExpectPoint(const pipeline::Point& p, float x, float y) {
 }
 
 TEST(GroupIntoLinesTest, JoinsWordsOfARowAndSplitsRows) {
-  const std::vector<WordBox> words = {
+  const std::vector<pdf::Word> words = {
       Word("Hello", 10, 10, 60, 30), Word("world", 70, 11, 120, 31, 0, false),
       Word("Next", 10, 40, 50, 60), Word("row", 60, 40, 90, 60, 0, false)};
   const std::vector<pipeline::TextLine> lines = GroupIntoLines(words);
@@ -46,7 +46,7 @@ std::vector<std::string> WordTexts(const pipeline::TextLine& line) {
 }
 
 TEST(GroupIntoLinesTest, LinesKeepTheirWordsWithBoxes) {
-  const std::vector<WordBox> words = {
+  const std::vector<pdf::Word> words = {
       Word("Hello", 10, 10, 60, 30), Word("world", 70, 11, 120, 31, 0, false),
       Word("Next", 10, 40, 50, 60), Word("row", 60, 40, 90, 60, 0, false)};
   const std::vector<pipeline::TextLine> lines = GroupIntoLines(words);
@@ -64,9 +64,9 @@ TEST(GroupIntoLinesTest, LinesKeepTheirWordsWithBoxes) {
 }
 
 TEST(GroupIntoLinesTest, WordsJoinedWithoutASpaceAreOneWord) {
-  const std::vector<WordBox> words = {Word("foo", 10, 10, 40, 30, 0, false),
-                                      Word("bar", 41, 12, 70, 32, 0, false),
-                                      Word("baz", 80, 10, 110, 30, 0, false)};
+  const std::vector<pdf::Word> words = {Word("foo", 10, 10, 40, 30, 0, false),
+                                        Word("bar", 41, 12, 70, 32, 0, false),
+                                        Word("baz", 80, 10, 110, 30, 0, false)};
   const std::vector<pipeline::TextLine> lines = GroupIntoLines(words);
   ASSERT_EQ(lines.size(), 1U);
   ASSERT_EQ(WordTexts(lines[0]), (std::vector<std::string>{"foobar", "baz"}));
@@ -75,8 +75,8 @@ TEST(GroupIntoLinesTest, WordsJoinedWithoutASpaceAreOneWord) {
 }
 
 TEST(GroupIntoLinesTest, RotatedWordsStartWhereTheirReadingStarts) {
-  const std::vector<WordBox> down = {Word("going", 100, 10, 120, 60, 1),
-                                     Word("down", 100, 68, 120, 110, 1, false)};
+  const std::vector<pdf::Word> down = {Word("going", 100, 10, 120, 60, 1),
+                                       Word("down", 100, 68, 120, 110, 1, false)};
   const std::vector<pipeline::TextLine> lines = GroupIntoLines(down);
   ASSERT_EQ(lines.size(), 1U);
   ASSERT_EQ(WordTexts(lines[0]), (std::vector<std::string>{"going", "down"}));
@@ -87,29 +87,29 @@ TEST(GroupIntoLinesTest, RotatedWordsStartWhereTheirReadingStarts) {
 
 TEST(GroupIntoLinesTest, SplitsColumnsOnTheSameRow) {
   // A gap of 100 px on 20 px text is a column gutter, not a space.
-  const std::vector<WordBox> words = {Word("left", 10, 10, 50, 30),
-                                      Word("right", 150, 10, 200, 30)};
+  const std::vector<pdf::Word> words = {Word("left", 10, 10, 50, 30),
+                                        Word("right", 150, 10, 200, 30)};
   EXPECT_EQ(Texts(GroupIntoLines(words)), (std::vector<std::string>{"left", "right"}));
 }
 
 TEST(GroupIntoLinesTest, JoinsWithoutSpaceWhenTheLayerHasNone) {
-  const std::vector<WordBox> words = {Word("foo", 10, 10, 40, 30, 0, false),
-                                      Word("bar", 41, 10, 70, 30, 0, false),
-                                      Word("baz", 80, 10, 110, 30, 0, false)};
+  const std::vector<pdf::Word> words = {Word("foo", 10, 10, 40, 30, 0, false),
+                                        Word("bar", 41, 10, 70, 30, 0, false),
+                                        Word("baz", 80, 10, 110, 30, 0, false)};
   // No space after "foo" and a 1 px gap: one word; a 10 px gap reads as a space.
   EXPECT_EQ(Texts(GroupIntoLines(words)), (std::vector<std::string>{"foobar baz"}));
 }
 
 TEST(GroupIntoLinesTest, StepBackStartsANewLine) {
   // The second word starts left of the first: a new line even on an overlapping row.
-  const std::vector<WordBox> words = {Word("one", 100, 10, 150, 30), Word("two", 10, 15, 50, 35)};
+  const std::vector<pdf::Word> words = {Word("one", 100, 10, 150, 30), Word("two", 10, 15, 50, 35)};
   EXPECT_EQ(GroupIntoLines(words).size(), 2U);
 }
 
 TEST(GroupIntoLinesTest, RotatedWordsGroupAlongTheirDirectionWithQuadsFromReadingStart) {
   // Text running down (page turned 90 degrees clockwise): words stack along y.
-  const std::vector<WordBox> down = {Word("going", 100, 10, 120, 60, 1),
-                                     Word("down", 100, 68, 120, 110, 1, false)};
+  const std::vector<pdf::Word> down = {Word("going", 100, 10, 120, 60, 1),
+                                       Word("down", 100, 68, 120, 110, 1, false)};
   const std::vector<pipeline::TextLine> lines = GroupIntoLines(down);
   ASSERT_EQ(Texts(lines), (std::vector<std::string>{"going down"}));
   ExpectPoint(lines[0].box[0], 120, 10);  // top right: where reading starts, glyph tops right
@@ -117,26 +117,26 @@ TEST(GroupIntoLinesTest, RotatedWordsGroupAlongTheirDirectionWithQuadsFromReadin
   ExpectPoint(lines[0].box[2], 100, 110);
   ExpectPoint(lines[0].box[3], 100, 10);
 
-  const std::vector<WordBox> up = {Word("up", 10, 50, 30, 100, 3)};
+  const std::vector<pdf::Word> up = {Word("up", 10, 50, 30, 100, 3)};
   const std::vector<pipeline::TextLine> up_lines = GroupIntoLines(up);
   ASSERT_EQ(up_lines.size(), 1U);
   ExpectPoint(up_lines[0].box[0], 10, 100);  // bottom left
 
-  const std::vector<WordBox> upside_down = {Word("abc", 150, 10, 200, 30, 2),
-                                            Word("def", 90, 10, 140, 30, 2, false)};
+  const std::vector<pdf::Word> upside_down = {Word("abc", 150, 10, 200, 30, 2),
+                                              Word("def", 90, 10, 140, 30, 2, false)};
   const std::vector<pipeline::TextLine> flipped = GroupIntoLines(upside_down);
   ASSERT_EQ(Texts(flipped), (std::vector<std::string>{"abc def"}));
   ExpectPoint(flipped[0].box[0], 200, 30);  // bottom right
 }
 
 TEST(GroupIntoLinesTest, DifferentRotationsDoNotMix) {
-  const std::vector<WordBox> words = {Word("a", 10, 10, 30, 30, 0), Word("b", 31, 10, 51, 30, 1)};
+  const std::vector<pdf::Word> words = {Word("a", 10, 10, 30, 30, 0), Word("b", 31, 10, 51, 30, 1)};
   EXPECT_EQ(GroupIntoLines(words).size(), 2U);
 }
 
 TEST(GroupIntoLinesTest, DropsEmptyWords) {
-  const std::vector<WordBox> words = {Word("", 10, 10, 30, 30), Word("x", 40, 40, 40, 60),
-                                      Word("ok", 10, 70, 30, 90)};
+  const std::vector<pdf::Word> words = {Word("", 10, 10, 30, 30), Word("x", 40, 40, 40, 60),
+                                        Word("ok", 10, 70, 30, 90)};
   EXPECT_EQ(Texts(GroupIntoLines(words)), (std::vector<std::string>{"ok"}));
   EXPECT_TRUE(GroupIntoLines({}).empty());
 }
@@ -173,4 +173,4 @@ TEST(IsUsableTextLayerTest, UnmappedGlyphsAreNot) {
 }
 
 }  // namespace
-}  // namespace ocr::pdf::internal
+}  // namespace ocr::document

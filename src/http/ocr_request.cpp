@@ -1,0 +1,167 @@
+#include "http/ocr_request.h"
+
+#include <array>
+#include <charconv>
+#include <utility>
+
+#include <nlohmann/json.hpp>
+
+#include "common/text.h"
+#include "http/multipart.h"
+
+namespace ocr::http {
+namespace {
+
+using Json = nlohmann::json;
+
+BadRequest Invalid(std::string message) {
+  return {"invalid_option", std::move(message)};
+}
+
+// The boolean options both forms take, each with where it lands in the call.
+struct BoolField {
+  std::string_view name;
+  void (*set)(OcrCall& call, bool value);
+};
+
+constexpr std::array<BoolField, 4> kBoolFields = {{
+    {"cls", [](OcrCall& c, bool v) { c.options.ocr.use_cls = v; }},
+    {"return_word_boxes", [](OcrCall& c, bool v) { c.options.ocr.word_boxes = v; }},
+    {"force_ocr", [](OcrCall& c, bool v) { c.options.force_ocr = v; }},
+    {"paginate_output", [](OcrCall& c, bool v) { c.paginate = v; }},
+}};
+
+const BoolField* FindBoolField(std::string_view name) {
+  for (const BoolField& field : kBoolFields) {
+    if (field.name == name)
+      return &field;
+  }
+  return nullptr;
+}
+
+constexpr std::string_view kDropScoreRule = "drop_score must be a number from 0 to 1";
+
+// drop_score, the one numeric option: the same rule whichever form carried it.
+std::optional<BadRequest> SetDropScore(OcrCall& call, double value) {
+  if (!(value >= 0.0 && value <= 1.0))
+    return Invalid(std::string(kDropScoreRule));
+  call.options.ocr.drop_score = static_cast<float>(value);
+  return std::nullopt;
+}
+
+// The JSON form's options; kInvalidArgument-like BadRequest when one has the wrong type.
+std::optional<BadRequest> ReadJsonOptions(const Json& body, OcrCall& call) {
+  for (const std::string_view name : {"cls", "return_word_boxes"}) {
+    const auto it = body.find(name);
+    if (it == body.end() || it->is_null())
+      continue;
+    if (!it->is_boolean())
+      return Invalid("\"" + std::string(name) + "\" must be true or false");
+    FindBoolField(name)->set(call, it->get<bool>());
+  }
+  if (const auto ds = body.find("drop_score"); ds != body.end() && !ds->is_null()) {
+    if (!ds->is_number())
+      return Invalid(std::string(kDropScoreRule));
+    return SetDropScore(call, ds->get<double>());
+  }
+  return std::nullopt;
+}
+
+// One text field of the multipart form.
+std::optional<BadRequest> ReadFormField(std::string_view name, std::string_view value,
+                                        OcrCall& call) {
+  if (const BoolField* field = FindBoolField(name)) {
+    const Result<bool> b = ParseFormBool(name, value);
+    if (!b.ok())
+      return Invalid(b.status().message());
+    field->set(call, *b);
+  } else if (name == "output_format") {
+    const Result<document::OutputFormat> format = document::ParseOutputFormat(value);
+    if (!format.ok())
+      return Invalid(format.status().message());
+    call.document_format = *format;
+  } else if (name == "drop_score") {
+    float v = -1;
+    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+    if (ec != std::errc() || end != value.data() + value.size())
+      return Invalid(std::string(kDropScoreRule));
+    return SetDropScore(call, v);
+  } else if (name == "model") {
+    call.model = std::string(value);
+  } else if (name == "page_range") {
+    call.options.page_range = std::string(value);
+  }
+  // Unknown fields are ignored, as HTML forms send whatever inputs they have.
+  return std::nullopt;
+}
+
+}  // namespace
+
+Result<bool> ParseFormBool(std::string_view field, std::string_view value) {
+  const std::string v = AsciiLower(value);
+  if (v == "true" || v == "1" || v == "yes")
+    return true;
+  if (v == "false" || v == "0" || v == "no")
+    return false;
+  return InvalidArgument(std::string(field) + " must be true/false, 1/0 or yes/no");
+}
+
+ParsedCall ParseJsonForm(std::string text) {
+  Json body = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+  text = std::string();
+  if (body.is_discarded())
+    return BadRequest{"invalid_json", "request body is not valid JSON"};
+  if (!body.is_object())
+    return BadRequest{"invalid_json", "request body must be a JSON object"};
+  const auto image = body.find("image");
+  if (image == body.end() || image->is_null()) {
+    return BadRequest{"missing_field",
+                      "field \"image\" is required: a base64 string or a data: URI"};
+  }
+  if (!image->is_string())
+    return Invalid("\"image\" must be a string (base64 or data: URI)");
+  OcrCall call;
+  if (const auto m = body.find("model"); m != body.end() && !m->is_null()) {
+    if (!m->is_string())
+      return Invalid("\"model\" must be a string");
+    call.model = m->get<std::string>();
+  }
+  if (std::optional<BadRequest> bad = ReadJsonOptions(body, call))
+    return *std::move(bad);
+  call.body = std::move(image->get_ref<std::string&>());
+  call.size = call.body.size();
+  call.base64 = true;
+  call.options.page_range = "0";  // the JSON form answers one page: a TIFF's first frame
+  return call;
+}
+
+ParsedCall ParseMultipartForm(std::string body, std::string_view content_type) {
+  const Result<std::string> boundary = MultipartBoundary(content_type);
+  if (!boundary.ok())
+    return BadRequest{"invalid_multipart", boundary.status().message()};
+  const Result<std::vector<MultipartPart>> parts = ParseMultipart(body, *boundary);
+  if (!parts.ok())
+    return BadRequest{"invalid_multipart", parts.status().message()};
+  OcrCall call;
+  const MultipartPart* file = nullptr;
+  for (const MultipartPart& part : *parts) {
+    if (part.name == "file") {
+      if (file != nullptr)
+        return Invalid("send one file per request");
+      file = &part;
+    } else if (std::optional<BadRequest> bad = ReadFormField(part.name, part.body, call)) {
+      return *std::move(bad);
+    }
+  }
+  if (file == nullptr)
+    return BadRequest{"missing_field", "form field \"file\" is required: the image or PDF to read"};
+  if (!call.document_format)
+    call.document_format = document::OutputFormat::kJson;
+  // The call owns the body; the file part is found again by its offset after the move.
+  call.offset = static_cast<std::size_t>(file->body.data() - body.data());
+  call.size = file->body.size();
+  call.body = std::move(body);
+  return call;
+}
+
+}  // namespace ocr::http

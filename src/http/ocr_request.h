@@ -1,0 +1,58 @@
+// The two forms of an OCR request (spec/API.md section 3), each parsed once into one plain
+// OcrCall that the Api runs the same way: the JSON form ({"image": base64, options}, POST /ocr
+// and /ocr_api) and the multipart form (marker's fields, POST /ocr). The option rules exist once
+// here. No models and no I/O: unit-tested and fuzzed on their own.
+// Thread-safety: pure functions.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+
+#include "document/document.h"
+#include "document/render.h"
+
+namespace ocr::http {
+
+// All a worker needs to answer an OCR request: no JSON, no multipart.
+struct OcrCall {
+  std::string body;        // owns the upload (the request body, or the JSON form's base64 text)
+  std::size_t offset = 0;  // the file inside `body`
+  std::size_t size = 0;
+  bool base64 = false;  // the file is base64 text or a data: URI (the JSON form)
+  std::string model;    // model set name; "" = the default
+  // What to read and how; options.limits are the Api's, set when it runs the call.
+  document::DocumentOptions options;
+  // The multipart form answers pages in this format; nullopt: the JSON form's answer, one page.
+  std::optional<document::OutputFormat> document_format;
+  bool paginate = false;  // page separators in `output` (paginate_output)
+
+  std::string_view file() const { return std::string_view(body).substr(offset, size); }
+};
+
+// A request the client got wrong: 400 with this API error code ("invalid_json",
+// "missing_field", "invalid_option", "invalid_multipart") and message.
+struct BadRequest {
+  std::string code;
+  std::string message;
+};
+
+using ParsedCall = std::variant<OcrCall, BadRequest>;
+
+// {"image": "<base64 or data: URI>", "model", "cls", "return_word_boxes", "drop_score"}: booleans
+// must be JSON booleans and drop_score a number; null is the same as absent. The JSON form reads
+// one page (a TIFF's first frame). `body` is consumed.
+ParsedCall ParseJsonForm(std::string body);
+
+// multipart/form-data with "file" (required, once) and the text fields output_format,
+// paginate_output, force_ocr, cls, return_word_boxes (true/false, 1/0, yes/no), drop_score,
+// model, page_range; other fields are ignored, as HTML forms send whatever inputs they have.
+// `body` is consumed; the file stays inside the call's body, found by offset.
+ParsedCall ParseMultipartForm(std::string body, std::string_view content_type);
+
+// Parses "true/false/1/0/yes/no" in any case. kInvalidArgument naming `field` otherwise.
+Result<bool> ParseFormBool(std::string_view field, std::string_view value);
+
+}  // namespace ocr::http

@@ -1,0 +1,125 @@
+// The two forms of an OCR request parsed into one OcrCall, without a server or models: the
+// option rules both share, and each form's own errors with their API codes.
+#include "http/ocr_request.h"
+
+#include <string>
+#include <variant>
+
+#include <gtest/gtest.h>
+
+namespace ocr::http {
+namespace {
+
+constexpr std::string_view kBoundary = "XyZ";
+const std::string kFormType = "multipart/form-data; boundary=XyZ";
+
+std::string Field(std::string_view name, std::string_view value) {
+  return "--" + std::string(kBoundary) + "\r\nContent-Disposition: form-data; name=\"" +
+         std::string(name) + "\"\r\n\r\n" + std::string(value) + "\r\n";
+}
+
+std::string File(std::string_view bytes) {
+  return "--" + std::string(kBoundary) +
+         "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.png\"\r\n"
+         "Content-Type: image/png\r\n\r\n" +
+         std::string(bytes) + "\r\n";
+}
+
+std::string End() {
+  return "--" + std::string(kBoundary) + "--\r\n";
+}
+
+BadRequest ErrorOf(const ParsedCall& parsed) {
+  if (const BadRequest* bad = std::get_if<BadRequest>(&parsed))
+    return *bad;
+  ADD_FAILURE() << "parsed without an error";
+  return {};
+}
+
+TEST(OcrRequestTest, JsonFormCarriesTheImageAndItsOptions) {
+  const ParsedCall parsed = ParseJsonForm(
+      R"({"image": "aGk=", "model": "v4", "cls": false, "return_word_boxes": true,
+          "drop_score": 0.25})");
+  ASSERT_TRUE(std::holds_alternative<OcrCall>(parsed));
+  const OcrCall& call = std::get<OcrCall>(parsed);
+  EXPECT_EQ(call.file(), "aGk=");
+  EXPECT_TRUE(call.base64);
+  EXPECT_EQ(call.model, "v4");
+  EXPECT_FALSE(call.options.ocr.use_cls);
+  EXPECT_TRUE(call.options.ocr.word_boxes);
+  EXPECT_FLOAT_EQ(call.options.ocr.drop_score, 0.25F);
+  EXPECT_EQ(call.options.page_range, "0");  // one page: a TIFF's first frame
+  EXPECT_FALSE(call.document_format.has_value());
+}
+
+TEST(OcrRequestTest, JsonFormErrorsHaveTheirCodes) {
+  EXPECT_EQ(ErrorOf(ParseJsonForm("{\"image\": ")).code, "invalid_json");
+  EXPECT_EQ(ErrorOf(ParseJsonForm("[1]")).code, "invalid_json");
+  EXPECT_EQ(ErrorOf(ParseJsonForm(R"({"cls": true})")).code, "missing_field");
+  EXPECT_EQ(ErrorOf(ParseJsonForm(R"({"image": 5})")).code, "invalid_option");
+  EXPECT_EQ(ErrorOf(ParseJsonForm(R"({"image": "aGk=", "model": 1})")).code, "invalid_option");
+  const BadRequest cls = ErrorOf(ParseJsonForm(R"({"image": "aGk=", "cls": "yes"})"));
+  EXPECT_EQ(cls.code, "invalid_option");
+  EXPECT_EQ(cls.message, "\"cls\" must be true or false");
+}
+
+TEST(OcrRequestTest, DropScoreHasOneRuleInBothForms) {
+  const std::string rule = "drop_score must be a number from 0 to 1";
+  EXPECT_EQ(ErrorOf(ParseJsonForm(R"({"image": "aGk=", "drop_score": 7})")).message, rule);
+  EXPECT_EQ(ErrorOf(ParseJsonForm(R"({"image": "aGk=", "drop_score": "0.5"})")).message, rule);
+  EXPECT_EQ(
+      ErrorOf(ParseMultipartForm(File("x") + Field("drop_score", "7") + End(), kFormType)).message,
+      rule);
+  EXPECT_EQ(ErrorOf(ParseMultipartForm(File("x") + Field("drop_score", "high") + End(), kFormType))
+                .message,
+            rule);
+}
+
+TEST(OcrRequestTest, MultipartFormCarriesTheFileByOffsetAndEveryField) {
+  const ParsedCall parsed = ParseMultipartForm(
+      Field("output_format", "Markdown") + Field("paginate_output", "yes") +
+          Field("force_ocr", "1") + Field("cls", "no") + Field("return_word_boxes", "TRUE") +
+          Field("drop_score", "0.75") + Field("model", "v5") + Field("page_range", "0-2") +
+          Field("unknown", "ignored") + File("\x89PNG bytes") + End(),
+      kFormType);
+  ASSERT_TRUE(std::holds_alternative<OcrCall>(parsed));
+  const OcrCall& call = std::get<OcrCall>(parsed);
+  EXPECT_EQ(call.file(), "\x89PNG bytes");
+  EXPECT_FALSE(call.base64);
+  EXPECT_EQ(call.document_format, document::OutputFormat::kMarkdown);
+  EXPECT_TRUE(call.paginate);
+  EXPECT_TRUE(call.options.force_ocr);
+  EXPECT_FALSE(call.options.ocr.use_cls);
+  EXPECT_TRUE(call.options.ocr.word_boxes);
+  EXPECT_FLOAT_EQ(call.options.ocr.drop_score, 0.75F);
+  EXPECT_EQ(call.model, "v5");
+  EXPECT_EQ(call.options.page_range, "0-2");
+}
+
+TEST(OcrRequestTest, MultipartFormDefaultsToJsonPages) {
+  const ParsedCall parsed = ParseMultipartForm(File("x") + End(), kFormType);
+  ASSERT_TRUE(std::holds_alternative<OcrCall>(parsed));
+  EXPECT_EQ(std::get<OcrCall>(parsed).document_format, document::OutputFormat::kJson);
+}
+
+TEST(OcrRequestTest, MultipartFormErrorsHaveTheirCodes) {
+  EXPECT_EQ(ErrorOf(ParseMultipartForm(File("x") + End(), "multipart/form-data")).code,
+            "invalid_multipart");
+  EXPECT_EQ(ErrorOf(ParseMultipartForm("garbage", kFormType)).code, "invalid_multipart");
+  EXPECT_EQ(ErrorOf(ParseMultipartForm(Field("cls", "no") + End(), kFormType)).code,
+            "missing_field");
+  const BadRequest two = ErrorOf(ParseMultipartForm(File("a") + File("b") + End(), kFormType));
+  EXPECT_EQ(two.code, "invalid_option");
+  EXPECT_EQ(two.message, "send one file per request");
+  const BadRequest flag =
+      ErrorOf(ParseMultipartForm(File("x") + Field("force_ocr", "maybe") + End(), kFormType));
+  EXPECT_EQ(flag.code, "invalid_option");
+  EXPECT_EQ(flag.message, "force_ocr must be true/false, 1/0 or yes/no");
+  const BadRequest format =
+      ErrorOf(ParseMultipartForm(File("x") + Field("output_format", "pdf") + End(), kFormType));
+  EXPECT_EQ(format.code, "invalid_option");
+  EXPECT_EQ(format.message, "output_format must be one of json, markdown, html, text (got 'pdf')");
+}
+
+}  // namespace
+}  // namespace ocr::http
