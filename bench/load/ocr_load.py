@@ -714,16 +714,27 @@ def closed_loop(url, pick, clients, duration_s):
     counter = [0]
     stop_at = time.monotonic() + duration_s
 
+    def send(c):
+        while time.monotonic() < stop_at:
+            with lock:
+                i = counter[0]
+                counter[0] += 1
+            a = pick(i).send(c)
+            with lock:
+                answers.append(a)
+
+    on_clients(url, clients, send)
+    return answers
+
+
+def on_clients(url, clients, work):
+    """Runs work(client) on `clients` threads at once, each with its own keep-alive Client, and
+    waits for all of them."""
+
     def run():
         c = Client(url)
         try:
-            while time.monotonic() < stop_at:
-                with lock:
-                    i = counter[0]
-                    counter[0] += 1
-                a = pick(i).send(c)
-                with lock:
-                    answers.append(a)
+            work(c)
         finally:
             c.close()
 
@@ -732,7 +743,6 @@ def closed_loop(url, pick, clients, duration_s):
         t.start()
     for t in threads:
         t.join()
-    return answers
 
 
 class OpenLoop:

@@ -128,21 +128,13 @@ def prime(url, good, clients):
     answers = []
     lock = threading.Lock()
 
-    def run():
-        c = L.Client(url)
-        try:
-            for case in order:
-                a = case.send(c)
-                with lock:
-                    answers.append(a)
-        finally:
-            c.close()
+    def send(c):
+        for case in order:
+            a = case.send(c)
+            with lock:
+                answers.append(a)
 
-    threads = [threading.Thread(target=run, daemon=True) for _ in range(clients)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    L.on_clients(url, clients, send)
     return answers
 
 

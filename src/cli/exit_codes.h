@@ -1,4 +1,5 @@
-// Process exit codes of the onnxocr command (spec/API.md section 5).
+// Process exit codes of the onnxocr command (spec/API.md section 5), shared by every subcommand.
+// Thread-safety: constants.
 #pragma once
 
 namespace ocr::cli {

@@ -1,7 +1,7 @@
-#pragma once
 // The Web UI's static files (index.html, app.js, style.css), embedded at build time by
 // cmake/EmbedAssets.cmake into a generated .cpp in the build tree. Thread-safe: the table is
 // immutable and constant-initialised.
+#pragma once
 
 #include <string_view>
 

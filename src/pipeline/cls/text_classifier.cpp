@@ -6,7 +6,7 @@
 
 #include "common/clock.h"
 #include "pipeline/batching.h"
-#include "pipeline/normalize.h"
+#include "pipeline/model_input.h"
 
 namespace ocr::pipeline {
 

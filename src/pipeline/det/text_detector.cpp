@@ -7,7 +7,7 @@
 
 #include "common/clock.h"
 #include "pipeline/geometry.h"
-#include "pipeline/normalize.h"
+#include "pipeline/model_input.h"
 
 namespace ocr::pipeline {
 

@@ -1,4 +1,6 @@
 // Recognition stage: crops -> text, in batches of similar aspect ratio, greedy CTC.
+// Crop sizing: each batch's input width is BatchWidth (from RecOptions below), and each crop is
+// scaled into it at the model's height by FillCropInput/ResizedWidth (pipeline/model_input.h).
 // Thread-safety: Recognize() is const and safe to call concurrently.
 #pragma once
 

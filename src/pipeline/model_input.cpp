@@ -1,4 +1,4 @@
-#include "pipeline/normalize.h"
+#include "pipeline/model_input.h"
 
 #include <algorithm>
 #include <cmath>
