@@ -1,22 +1,28 @@
 // Fuzz target for image sniffing, header probing, frame counting and decoding (image/decode.h)
-// under a small pixel limit. Checked: the probe agrees with the sniffer, and reports a positive
-// size or a documented error; a decoded image is non-empty CV_8UC3 BGR within the limit and has
-// the size the probe read (or turned by the orientation of a JPEG or TIFF), since the limit is
-// enforced on the probe; only a TIFF has several frames, and its second frame decodes within the
-// limit too.
+// under a small pixel limit, and for the hand parsers under them (image/internal/probe.h). Checked:
+// the probe agrees with the sniffer, and reports a positive size or a documented error; every
+// format's header parser, run on every input whatever its magic bytes, returns a size or an error
+// naming its format, and on the sniffed format reads what the probe read; a decoded image is
+// non-empty CV_8UC3 BGR within the limit and has the size the probe read (or turned by the
+// orientation of a JPEG or TIFF), since the limit is enforced on the probe; only a TIFF has
+// several frames, and its second frame decodes within the limit too.
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
+#include <vector>
 
 #include <opencv2/core.hpp>
 
 #include "fuzz_support.h"
 #include "image/decode.h"
+#include "image/internal/probe.h"
 
 namespace {
 
 using ocr::StatusCode;
 using ocr::image::Format;
+using ocr::image::internal::Dims;
 
 constexpr ocr::image::DecodeOptions kOptions{.max_pixels = 4'000'000};
 constexpr int kMaxFrames = 4;
@@ -50,6 +56,75 @@ void CheckDecoded(const ocr::image::ImageInfo& info, const cv::Mat& image) {
   const bool turned = image.cols == info.height && image.rows == info.width;
   OCR_FUZZ_CHECK(as_probed ||
                  (turned && (info.format == Format::kJpeg || info.format == Format::kTiff)));
+}
+
+// A parser's error names its format the way every decode error does.
+void CheckParserError(Format format, const ocr::Status& status) {
+  OCR_FUZZ_CHECK(status.code() == StatusCode::kUndecodableImage);
+  const std::string prefix =
+      "invalid " + std::string(ocr::image::internal::NamesOf(format).display) + " image: ";
+  OCR_FUZZ_CHECK(status.message().starts_with(prefix));
+}
+
+// Each format's header parser on the input, whatever its magic bytes, so the parsers are fuzzed
+// without the fuzzer first finding each signature. On the sniffed format, ProbeImage is exactly
+// that parser followed by CheckDims.
+void CheckHeaderParsers(std::span<const std::uint8_t> bytes, Format format,
+                        const ocr::Result<ocr::image::ImageInfo>& info) {
+  namespace internal = ocr::image::internal;
+
+  const struct {
+    Format format;
+    ocr::Result<Dims> (*parse)(internal::Bytes);
+  } parsers[] = {
+      {Format::kJpeg, internal::ProbeJpeg}, {Format::kPng, internal::ProbePng},
+      {Format::kWebp, internal::ProbeWebp}, {Format::kBmp, internal::ProbeBmp},
+      {Format::kTiff, internal::ProbeTiff},
+  };
+
+  for (const auto& parser : parsers) {
+    const ocr::Result<Dims> dims = parser.parse(bytes);
+    if (dims.ok()) {
+      OCR_FUZZ_CHECK(dims->width >= 0 && dims->height >= 0);
+    } else {
+      CheckParserError(parser.format, dims.status());
+    }
+    if (parser.format != format) {
+      continue;
+    }
+    if (info.ok()) {
+      OCR_FUZZ_CHECK(dims.ok() && dims->width == info->width && dims->height == info->height);
+    } else if (dims.ok()) {
+      OCR_FUZZ_CHECK(internal::CheckDims(format, *dims).message() == info.status().message());
+    } else {
+      OCR_FUZZ_CHECK(dims.status().message() == info.status().message());
+    }
+  }
+
+  const ocr::Status complete = internal::CheckJpegIsComplete(bytes);
+  if (!complete.ok()) {
+    CheckParserError(Format::kJpeg, complete);
+  }
+
+  // TiffFrames needs only a TIFF header that ProbeTiff read, not the TIFF magic.
+  const ocr::Result<Dims> tiff = internal::ProbeTiff(bytes);
+  if (!tiff.ok()) {
+    return;
+  }
+  constexpr auto kFrameLimit = static_cast<std::size_t>(kMaxFrames) + 1;
+  const std::vector<Dims> frames = internal::TiffFrames(bytes, kFrameLimit);
+  OCR_FUZZ_CHECK(frames.size() <= kFrameLimit);
+  OCR_FUZZ_CHECK(frames.empty() == !internal::CheckDims(Format::kTiff, *tiff).ok());
+  for (const Dims& frame : frames) {
+    OCR_FUZZ_CHECK(internal::CheckDims(Format::kTiff, frame).ok());
+  }
+  if (!frames.empty()) {
+    OCR_FUZZ_CHECK(frames.front().width == tiff->width && frames.front().height == tiff->height);
+  }
+  if (format == Format::kTiff && info.ok()) {
+    const ocr::Result<int> count = ocr::image::CountFrames(bytes, kMaxFrames);
+    OCR_FUZZ_CHECK(count.ok() && *count == static_cast<int>(frames.size()));
+  }
 }
 
 // A later frame has its own header, so only the generic invariants apply to it.
@@ -88,6 +163,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   OCR_FUZZ_CHECK(!ocr::image::FormatName(format).empty());
   const auto info = ocr::image::ProbeImage(bytes);
   CheckProbe(format, info);
+  CheckHeaderParsers(bytes, format, info);
   CheckFrames(bytes, format, info);
 
   const auto image = ocr::image::DecodeImage(bytes, kOptions);
