@@ -18,6 +18,7 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include "common/check.h"
 #include "image/internal/probe.h"
 
 // The byte parsers of the headers are in image/internal/probe.cpp; this file runs OpenCV's
@@ -54,6 +55,7 @@ int ImreadFlags(Format format) {
 // Composites onto white, so that dark text drawn on a transparent background stays readable
 // (the transparent pixels of such images are often black with alpha 0).
 cv::Mat CompositeOnWhite(const cv::Mat& src) {
+  OCR_CHECK(src.type() == CV_8UC2 || src.type() == CV_8UC4);
   const int channels = src.channels();
   const int alpha_index = channels - 1;
   cv::Mat out(src.rows, src.cols, CV_8UC3);
@@ -106,6 +108,7 @@ Result<cv::Mat> ToBgr8(cv::Mat image, Format format) {
 // kImageTooLarge when width x height is over `max_pixels`.
 // REQUIRES: both in [0, 2^31), so that the product cannot overflow.
 Status CheckPixels(std::int64_t width, std::int64_t height, std::int64_t max_pixels) {
+  OCR_CHECK(width >= 0 && width <= internal::kMaxInt && height >= 0 && height <= internal::kMaxInt);
   if (width * height <= max_pixels) {
     return Status::Ok();
   }
