@@ -4,18 +4,14 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cctype>
 #include <cerrno>
-#include <cmath>
 #include <condition_variable>
 #include <csignal>
-#include <ctime>
 #include <deque>
 #include <exception>
 #include <functional>
 #include <mutex>
 #include <optional>
-#include <random>
 #include <stop_token>
 #include <string_view>
 #include <thread>
@@ -35,7 +31,7 @@
 #include <spdlog/spdlog.h>
 
 #include "common/clock.h"
-#include "common/log.h"
+#include "http/access_log.h"
 #include "http/api.h"
 #include "http/error_mapping.h"
 #include "http/metrics.h"
@@ -55,40 +51,6 @@ using Json = nlohmann::json;
 
 std::string_view Sv(beast::string_view s) {
   return {s.data(), s.size()};
-}
-
-bool SaneRequestId(std::string_view id) {
-  if (id.empty() || id.size() > 128)
-    return false;
-  return std::all_of(id.begin(), id.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '.' || c == '_' || c == '-';
-  });
-}
-
-std::string NewRequestId() {
-  thread_local std::mt19937_64 rng{std::random_device{}()};
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::uint64_t v = rng();
-  std::string id(16, '0');
-  for (char& c : id) {
-    c = kHex[v & 0xF];
-    v >>= 4;
-  }
-  return id;
-}
-
-std::string UtcNow() {
-  const auto now = std::chrono::system_clock::now();
-  const std::time_t t = std::chrono::system_clock::to_time_t(now);
-  const auto ms =
-      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  const size_t n = std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
-  char out[48];
-  std::snprintf(out, sizeof out, "%.*s.%03dZ", static_cast<int>(n), buf, static_cast<int>(ms));
-  return out;
 }
 
 class Session;
@@ -119,8 +81,7 @@ struct Server::Impl {
           return Metrics::Gauges{scheduler.queued(), static_cast<size_t>(scheduler.busy()),
                                  static_cast<size_t>(live_sessions.load())};
         }),
-        api(config, MakeServingFacts(scheduler), &memory_budget, group_pipelines.front(),
-            metrics,
+        api(config, MakeServingFacts(scheduler), &memory_budget, group_pipelines.front(), metrics,
             {[this] { return draining.load(); }, [this] { return scheduler.full(); }}) {
     access_log = spdlog::get("access");
     if (!access_log) {
@@ -313,7 +274,7 @@ class Session : public std::enable_shared_from_this<Session> {
       const bool stopped = stop->stop_requested();
       net::post(self->stream_.get_executor(),
                 [self, generation, stopped, r = std::move(reply)]() mutable {
-                  if (generation != self->generation_ || !self->busy_ || self->answered_)
+                  if (!self->IsCurrent(generation))
                     return;  // the deadline answered already
                   self->deadline_.cancel();
                   if (stopped) {  // the client hung up: nobody to answer
@@ -330,7 +291,7 @@ class Session : public std::enable_shared_from_this<Session> {
     // answer, so the connection closes).
     job.dropped = [self = shared_from_this(), generation](const Status& why) {
       net::post(self->stream_.get_executor(), [self, generation, code = why.code()] {
-        if (generation != self->generation_ || !self->busy_ || self->answered_)
+        if (!self->IsCurrent(generation))
           return;
         self->deadline_.cancel();
         if (code == StatusCode::kDeadlineExceeded) {
@@ -348,13 +309,20 @@ class Session : public std::enable_shared_from_this<Session> {
     }
     deadline_.expires_at(received_ + server_.config.request_timeout);
     deadline_.async_wait([self = shared_from_this(), generation](beast::error_code ec) {
-      if (ec || generation != self->generation_ || self->answered_)
+      if (ec || !self->IsCurrent(generation))
         return;
       if (auto source = self->stop_.lock())
         source->request_stop();
       self->AnswerDeadlineExceeded();
     });
     WatchForHangup(generation);
+  }
+
+  // Whether a reply, timer or watch of request `generation` still belongs to the request in
+  // flight: it was not answered yet (a 504 or the reply got there first) and no later request
+  // replaced it.
+  bool IsCurrent(std::uint64_t generation) const {
+    return generation == generation_ && busy_ && !answered_;
   }
 
   void AnswerDeadlineExceeded() {
@@ -371,7 +339,7 @@ class Session : public std::enable_shared_from_this<Session> {
   void WatchForHangup(std::uint64_t generation) {
     stream_.socket().async_wait(
         tcp::socket::wait_read, [self = shared_from_this(), generation](beast::error_code ec) {
-          if (ec || generation != self->generation_ || self->answered_)
+          if (ec || !self->IsCurrent(generation))
             return;
           char byte = 0;
           const ssize_t n =
@@ -429,20 +397,10 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   void OnWrite(beast::error_code ec, std::size_t bytes) {
-    const double ms = std::chrono::duration<double, std::milli>(Clock::now() - received_).count();
-    if (CurrentLogFormat() == LogFormat::kText) {
-      server_.access_log->info("{} {} {} {} {} {} {:.1f}ms lines={}", UtcNow(), request_id_,
-                               method_, path_, res_.result_int(), bytes, ms, lines_);
-    } else {
-      server_.access_log->info(DumpJson({{"time", UtcNow()},
-                                         {"request_id", request_id_},
-                                         {"method", method_},
-                                         {"path", path_},
-                                         {"status", res_.result_int()},
-                                         {"bytes", bytes},
-                                         {"ms", std::round(ms * 10.0) / 10.0},
-                                         {"lines", lines_}}));
-    }
+    LogAccess(
+        *server_.access_log,
+        {request_id_, method_, path_, res_.result_int(), bytes,
+         std::chrono::duration<double, std::milli>(Clock::now() - received_).count(), lines_});
     busy_ = false;
     if (ec) {
       Close("writing the answer: " + ec.message());
