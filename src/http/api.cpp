@@ -108,6 +108,13 @@ std::span<const Api::RouteEntry> Api::Routes() {
   return kRoutes;
 }
 
+std::vector<std::pair<std::string_view, std::string_view>> Api::RouteList() {
+  std::vector<std::pair<std::string_view, std::string_view>> list;
+  for (const RouteEntry& route : Routes())
+    list.emplace_back(route.method, route.path);
+  return list;
+}
+
 Routed Api::Route(ApiRequest& r) const {
   if (r.method == "OPTIONS" && !config_.cors_origin.empty()) {
     Reply preflight(204, "", "");

@@ -12,6 +12,8 @@
 #include <span>
 #include <stop_token>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "common/task_runner.h"
@@ -77,6 +79,9 @@ class Api {
       std::vector<const pipeline::Pipeline*> pipelines, Metrics& metrics, State state);
 
   Routed Route(ApiRequest& request) const;
+
+  // The route table's (method, path) pairs, in its order: what openapi.json must describe.
+  static std::vector<std::pair<std::string_view, std::string_view>> RouteList();
 
   // Adds the headers every reply carries: CORS (when configured), nosniff, no-referrer, and for
   // HTML pages a strict Content-Security-Policy.

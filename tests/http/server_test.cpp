@@ -24,7 +24,6 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "http/base64.h"
 #include "http/server_client.h"
 #include "support/render_text.h"
 #include "support/test_paths.h"
@@ -33,31 +32,6 @@ namespace ocr::http {
 namespace {
 
 using namespace testing_support;  // NOLINT(google-build-using-namespace): test helpers
-
-// ---------------------------------------------------------------------------------------------
-// Base64 decoder (unit level).
-
-TEST(Base64Test, DecodesPaddedUnpaddedWrappedAndDataUri) {
-  EXPECT_EQ(*DecodeBase64("aGVsbG8="), "hello");
-  EXPECT_EQ(*DecodeBase64("aGVsbG8"), "hello");
-  EXPECT_EQ(*DecodeBase64("aGVs\r\nbG8h\n"),
-            "hell"
-            "o!");
-  EXPECT_EQ(*DecodeBase64("data:image/png;base64,aGk="), "hi");
-  EXPECT_EQ(*DecodeBase64("AA=="), std::string(1, '\0'));
-}
-
-TEST(Base64Test, RejectsInvalidInput) {
-  for (const char* bad : {"", "   ", "aGVs*G8=", "a", "aGk=aGk=", "aG===", "aGk",
-                          "data:image/png,aGk=", "data:;base64"}) {
-    const auto r = DecodeBase64(bad);
-    if (std::string_view(bad) == "aGk") {
-      EXPECT_TRUE(r.ok());  // unpadded is fine
-      continue;
-    }
-    EXPECT_FALSE(r.ok()) << "accepted '" << bad << "'";
-  }
-}
 
 // ---------------------------------------------------------------------------------------------
 // One server shared by the tests that need no special flags.
