@@ -1,18 +1,19 @@
 #include "cli/bench_command.h"
 
-#include <sys/resource.h>
-
 #include <algorithm>
-#include <atomic>
+#include <chrono>
 #include <cmath>
+#include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <future>
 #include <iostream>
 #include <iterator>
-#include <mutex>
+#include <memory>
+#include <optional>
 #include <random>
-#include <sstream>
+#include <span>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -20,9 +21,11 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include "cli/bench_harness.h"
 #include "cli/bench_workload.h"
 #include "cli/exit_codes.h"
 #include "common/clock.h"
+#include "common/text.h"
 #include "image/decode.h"
 
 namespace ocr::cli {
@@ -36,7 +39,9 @@ CLI::App* AddBenchCommand(CLI::App& app, BenchOptions& o) {
       ->required()
       ->check(CLI::ExistingDirectory);
   cmd->add_option("--concurrency", o.concurrency, "Client threads per level, e.g. 1,2,4")
-      ->capture_default_str();
+      ->delimiter(',')
+      ->check(CLI::Range(1, 4096))
+      ->default_str("1,2,4");
   cmd->add_option("--duration", o.duration_s, "Seconds per level")
       ->check(CLI::Range(0.1, 86400.0))
       ->capture_default_str();
@@ -73,51 +78,26 @@ struct Input {
   std::string bytes;  // encoded, decoded again by every request
 };
 
-struct Sample {
-  double latency_ms = 0;
-  double decode_ms = 0;
-  pipeline::StageTimes times;
-  size_t lines = 0;
+// What every phase of a run shares. The inputs and workers outlive it.
+struct BenchContext {
+  const BenchOptions& options;
+  const std::vector<Input>& inputs;
+  InferenceWorkers& workers;
+  int worker_count = 0;
+  pipeline::OcrOptions ocr;
+  LevelLimits limits;
 };
 
-struct Level {
-  int concurrency = 0;
-  size_t requests = 0;
-  size_t failures = 0;
-  double wall_s = 0;
-  double cpu_s = 0;
-  std::vector<Sample> samples;
-  std::vector<double> rss_mib;  // sampled every 5% of --requests (memory growth)
-
-  double per_second() const { return wall_s > 0 ? static_cast<double>(requests) / wall_s : 0; }
+// The model-only bound: every model call of the first inputs, recorded once, and how fast they
+// replay one image at a time with ONNX Runtime using every worker core.
+struct ModelBound {
+  Workload workload;
+  double wide_replay_per_s = 0;
 };
 
-double CpuSeconds() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  auto s = [](const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec / 1e6; };
-  return s(usage.ru_utime) + s(usage.ru_stime);
-}
-
-// VmRSS or VmHWM of this process, MiB.
-double MemoryMib(const std::string& field) {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind(field + ":", 0) == 0)
-      return std::stod(line.substr(field.size() + 1)) / 1024.0;
-  }
-  return 0;
-}
-
-double Percentile(std::vector<double> v, double p) {
-  if (v.empty())
-    return 0;
-  std::sort(v.begin(), v.end());
-  const double rank = p / 100.0 * static_cast<double>(v.size() - 1);
-  const auto lo = static_cast<size_t>(std::floor(rank));
-  const size_t hi = std::min(lo + 1, v.size() - 1);
-  return v[lo] + (v[hi] - v[lo]) * (rank - static_cast<double>(lo));
+int Fail(const Status& status, int exit_code) {
+  std::cerr << "onnxocr bench: " << status.message() << "\n";
+  return exit_code;
 }
 
 Result<std::vector<Input>> LoadInputs(const std::string& dir, bool vary_sizes) {
@@ -131,7 +111,7 @@ Result<std::vector<Input>> LoadInputs(const std::string& dir, bool vary_sizes) {
   for (const auto& path : files) {
     std::ifstream in(path, std::ios::binary);
     std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    const auto data = std::span(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
+    const auto data = AsBytes(bytes);
     const image::Format format = image::SniffFormat(data);
     if (format == image::Format::kUnknown || format == image::Format::kPdf)
       continue;
@@ -158,60 +138,10 @@ Result<std::vector<Input>> LoadInputs(const std::string& dir, bool vary_sizes) {
   return inputs;
 }
 
-Result<std::vector<int>> ParseLevels(const std::string& text) {
-  std::vector<int> levels;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    try {
-      const int c = std::stoi(item);
-      if (c < 1 || c > 4096)
-        throw std::out_of_range(item);
-      levels.push_back(c);
-    } catch (const std::exception&) {
-      return InvalidArgument("--concurrency must list numbers from 1 to 4096, e.g. 1,2,4");
-    }
-  }
-  if (levels.empty())
-    return InvalidArgument("--concurrency lists no level");
-  return levels;
-}
-
-// Closed loop: `concurrency` clients each send the next input as soon as their previous one is
-// answered, until the duration or the request count is used up.
-Level Measure(int concurrency, const BenchOptions& o, size_t inputs,
-              const std::function<Result<Sample>(size_t input)>& request) {
-  Level level;
-  level.concurrency = concurrency;
-  std::mutex mu;
-  std::atomic<size_t> next{0};
-  const double cpu_before = CpuSeconds();
-  Stopwatch wall;
-  const double limit_ms = o.duration_s * 1000.0;
-  {
-    std::vector<std::jthread> clients;
-    for (int c = 0; c < concurrency; ++c) {
-      clients.emplace_back([&] {
-        for (;;) {
-          const size_t n = next.fetch_add(1);
-          if (o.requests > 0 ? n >= static_cast<size_t>(o.requests) : wall.ElapsedMs() > limit_ms)
-            return;
-          Result<Sample> sample = request(n % inputs);
-          std::lock_guard lock(mu);
-          ++level.requests;
-          if (o.requests > 0 && level.requests % std::max(1, o.requests / 20) == 0)
-            level.rss_mib.push_back(MemoryMib("VmRSS"));
-          if (sample.ok())
-            level.samples.push_back(*sample);
-          else
-            ++level.failures;
-        }
-      });
-    }
-  }
-  level.wall_s = wall.ElapsedMs() / 1000.0;
-  level.cpu_s = CpuSeconds() - cpu_before;
-  return level;
+// Runs `job` on a worker, waiting for a free place in the queue (more clients than places).
+void SubmitWhenQueued(InferenceWorkers& workers, const sched::Job& job) {
+  while (!workers.scheduler().Submit(job).ok())
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
 }
 
 // One request on the scheduler: decode and OCR on a worker, as the server does.
@@ -225,9 +155,7 @@ Result<Sample> OcrOnScheduler(InferenceWorkers& workers, const Input& input,
   job.run = [&input, &options, &pipelines, done](sched::WorkerContext& worker) {
     Sample sample;
     Stopwatch watch;
-    const auto data =
-        std::span(reinterpret_cast<const std::uint8_t*>(input.bytes.data()), input.bytes.size());
-    auto image = image::DecodeImage(data);
+    auto image = image::DecodeImage(AsBytes(input.bytes));
     if (!image.ok()) {
       done->set_value(image.status());
       return;
@@ -243,11 +171,24 @@ Result<Sample> OcrOnScheduler(InferenceWorkers& workers, const Input& input,
     sample.lines = result->lines.size();
     done->set_value(sample);
   };
-  while (!workers.scheduler().Submit(job).ok())
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));  // more clients than places
+  SubmitWhenQueued(workers, job);
   Result<Sample> sample = future.get();
   if (sample.ok())
     sample->latency_ms = latency.ElapsedMs();
+  return sample;
+}
+
+// One request of the simple design: decode and OCR on the calling thread.
+Result<Sample> OcrInline(const pipeline::Pipeline& pipe, const Input& input,
+                         const pipeline::OcrOptions& options) {
+  Stopwatch watch;
+  OCR_ASSIGN_OR_RETURN(cv::Mat image, image::DecodeImage(AsBytes(input.bytes)));
+  Sample sample;
+  sample.decode_ms = watch.LapMs();
+  OCR_ASSIGN_OR_RETURN(pipeline::OcrResult result, pipe.Run(image, options));
+  sample.times = result.times;
+  sample.lines = result.lines.size();
+  sample.latency_ms = watch.ElapsedMs();
   return sample;
 }
 
@@ -288,7 +229,7 @@ Json LevelJson(const Level& level, int workers) {
         {"rec_infer", per(sum.rec_infer_ms)},
         {"ctc", per(sum.ctc_ms)}}},
       {"lines_per_image", lines / n},
-      {"rss_mib", MemoryMib("VmRSS")},
+      {"rss_mib", ResidentMib()},
       {"rss_mib_samples", level.rss_mib},
   };
 }
@@ -313,165 +254,175 @@ void PrintLevel(const Json& l) {
       s["ctc"].get<double>());
 }
 
-}  // namespace
-
-int Bench(const BenchOptions& o) {
-  cv::setNumThreads(0);
-  image::QuietCodecWarnings();
-  auto fail = [](const Status& s, int code) {
-    std::cerr << "onnxocr bench: " << s.message() << "\n";
-    return code;
-  };
-  auto levels = ParseLevels(o.concurrency);
-  if (!levels.ok())
-    return fail(levels.status(), kExitUsage);
-  auto inputs = LoadInputs(o.images, o.vary_sizes);
-  if (!inputs.ok())
-    return fail(inputs.status(), kExitUsage);
-  auto specs = ResolveModelSpecs(o.input.models);
-  if (!specs.ok())
-    return fail(specs.status(), kExitModelsFailed);
-  engine::SessionConfig session;
-  session.allow_spinning = o.ort_spinning;
-  session.enable_cpu_mem_arena = o.ort_arena;
-  auto started = InferenceWorkers::Start({specs->front()}, o.workers, session);
-  if (!started.ok())
-    return fail(started.status(), kExitModelsFailed);
-  InferenceWorkers& workers = **started;
-  const int worker_count = workers.scheduler().worker_count();
-  pipeline::OcrOptions options;
-  options.rec = o.rec;
-
-  Json report = {{"workers", workers.description()}, {"worker_threads", worker_count},
-                 {"images", inputs->size()},         {"vary_sizes", o.vary_sizes},
-                 {"ort_spinning", o.ort_spinning},   {"ort_arena", o.ort_arena}};
-  if (!o.json)
-    std::printf("onnxocr bench: %zu inputs; %s\n", inputs->size(), workers.description().c_str());
-
-  // One untimed pass so every level starts warm.
-  for (size_t i = 0; i < inputs->size() && o.requests == 0; ++i)
-    (void)OcrOnScheduler(workers, (*inputs)[i], options);
-  report["rss_mib_after_warmup"] = MemoryMib("VmRSS");
-
-  // The model-only bound: the recorded calls replayed on the same pinned workers, one thread per
-  // Run, and one at a time with ONNX Runtime using every worker core; the better of the two.
-  std::optional<Workload> workload;
-  std::unique_ptr<pipeline::ModelSet> wide;
-  engine::SessionConfig wide_session = session;
-  wide_session.intra_op_threads = worker_count;
-  if (o.model_bound || o.baseline) {
-    auto loaded = pipeline::LoadModelSet(workers.runtime(), specs->front().name, specs->front().dir,
-                                         wide_session);
-    if (!loaded.ok())
-      return fail(loaded.status(), kExitModelsFailed);
-    wide = std::move(loaded).value();
+// Records the model calls of the first 64 inputs on the scheduler's models, then replays them
+// one image at a time on `wide` (every worker core inside ONNX Runtime).
+// Errors: an input that does not decode, or those of Pipeline::Run.
+Result<ModelBound> RecordModelBound(const BenchContext& ctx, const pipeline::ModelSet& wide) {
+  std::vector<cv::Mat> decoded;
+  const size_t distinct = std::min<size_t>(ctx.inputs.size(), 64);
+  for (size_t i = 0; i < distinct; ++i) {
+    OCR_ASSIGN_OR_RETURN(cv::Mat image, image::DecodeImage(AsBytes(ctx.inputs[i].bytes)));
+    decoded.push_back(image);
   }
-  double wide_replay_per_s = 0;
-  if (o.model_bound) {
-    std::vector<cv::Mat> decoded;
-    const size_t distinct = std::min<size_t>(inputs->size(), 64);
-    for (size_t i = 0; i < distinct; ++i) {
-      const auto& bytes = (*inputs)[i].bytes;
-      auto image = image::DecodeImage(
-          std::span(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()));
-      if (!image.ok())
-        return fail(image.status(), kExitInputUnreadable);
-      decoded.push_back(*image);
-    }
-    auto recorded = RecordWorkload(workers.pipelines()[0][0]->models(), decoded, options);
-    if (!recorded.ok())
-      return fail(recorded.status(), kExitInputUnreadable);
-    workload = std::move(recorded).value();
-    const Level seq = Measure(1, o, workload->images.size(), [&](size_t i) -> Result<Sample> {
-      Stopwatch watch;
-      OCR_RETURN_IF_ERROR(ReplayImage(*workload, i, *wide));
-      return Sample{watch.ElapsedMs(), 0, {}, 0};
-    });
-    wide_replay_per_s = seq.per_second();
-  }
-
-  Json out_levels = Json::array();
-  for (int c : *levels) {
-    const Level level = Measure(c, o, inputs->size(), [&](size_t i) {
-      return OcrOnScheduler(workers, (*inputs)[i], options);
-    });
-    Json l = LevelJson(level, worker_count);
-    if (workload) {
-      const pipeline::ModelSet& narrow = workers.pipelines()[0][0]->models();
-      const Level replay = Measure(c, o, workload->images.size(), [&](size_t i) {
-        auto done = std::make_shared<std::promise<Status>>();
-        auto future = done->get_future();
-        sched::Job job;
-        job.run = [&, i, done](sched::WorkerContext&) {
-          done->set_value(ReplayImage(*workload, i, narrow));
-        };
-        while (!workers.scheduler().Submit(job).ok())
-          std::this_thread::sleep_for(std::chrono::milliseconds(1));
-        const Status status = future.get();
-        return status.ok() ? Result<Sample>(Sample{}) : Result<Sample>(status);
-      });
-      // Replays run over the first inputs only when there are more than 64 (vary-sizes); the
-      // bound is per image of the same mix either way.
-      const double bound = std::max(replay.per_second(), wide_replay_per_s);
-      l["model_bound_images_per_s"] = std::round(bound * 1000) / 1000;
-      l["model_bound_setting"] =
-          replay.per_second() >= wide_replay_per_s
-              ? "one thread per Run, " + std::to_string(c) + " concurrent"
-              : "one Run at a time, " + std::to_string(worker_count) + " intra-op threads";
-      l["efficiency"] = bound > 0 ? std::round(level.per_second() / bound * 1000) / 1000 : 0;
-    }
-    if (!o.json)
-      PrintLevel(l);
-    out_levels.push_back(std::move(l));
-  }
-  report["levels"] = std::move(out_levels);
-
-  if (o.baseline) {
-    // The simple design, as the reference server works: requests one after another, each with
-    // every core inside ONNX Runtime; in the reference's batch shapes, and in ours (so the
-    // scheduler's single-request latency can be compared with the best thread setting).
-    const pipeline::Pipeline simple(*wide);
-    Json baselines = Json::array();
-    for (const bool reference_shapes : {true, false}) {
-      pipeline::OcrOptions simple_options = options;
-      if (reference_shapes)
-        simple_options.rec = pipeline::RecOptions::Reference();
-      const Level level = Measure(1, o, inputs->size(), [&](size_t i) -> Result<Sample> {
+  ModelBound bound;
+  OCR_ASSIGN_OR_RETURN(bound.workload,
+                       RecordWorkload(ctx.workers.pipelines()[0][0]->models(), decoded, ctx.ocr));
+  const Level seq =
+      Measure(1, ctx.limits, bound.workload.images.size(), [&](size_t i) -> Result<Sample> {
         Stopwatch watch;
-        const auto& bytes = (*inputs)[i].bytes;
-        OCR_ASSIGN_OR_RETURN(
-            cv::Mat image, image::DecodeImage(std::span(
-                               reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size())));
-        Sample sample;
-        sample.decode_ms = watch.LapMs();
-        OCR_ASSIGN_OR_RETURN(pipeline::OcrResult result, simple.Run(image, simple_options));
-        sample.times = result.times;
-        sample.lines = result.lines.size();
-        sample.latency_ms = watch.ElapsedMs();
-        return sample;
+        OCR_RETURN_IF_ERROR(ReplayImage(bound.workload, i, wide));
+        return Sample{watch.ElapsedMs(), 0, {}, 0};
       });
-      Json b = LevelJson(level, worker_count);
-      b["design"] = "one request at a time, " + std::to_string(worker_count) +
-                    " intra-op threads, " + (reference_shapes ? "reference" : "default") +
-                    " batch shapes";
-      if (!o.json) {
-        std::printf("baseline (%s):\n", b["design"].get<std::string>().c_str());
-        PrintLevel(b);
-      }
-      baselines.push_back(std::move(b));
-    }
-    report["baselines"] = std::move(baselines);
+  bound.wide_replay_per_s = seq.per_second();
+  return bound;
+}
+
+// Replays the recorded calls on the scheduler's workers, one thread per Run, from as many clients
+// as `level` had; writes the better of that and the wide replay, and the pipeline's efficiency
+// against it, into `level_json`.
+void AddModelBound(const BenchContext& ctx, const ModelBound& bound, const Level& level,
+                   Json& level_json) {
+  const pipeline::ModelSet& narrow = ctx.workers.pipelines()[0][0]->models();
+  const int c = level.concurrency;
+  const Level replay = Measure(c, ctx.limits, bound.workload.images.size(), [&](size_t i) {
+    auto done = std::make_shared<std::promise<Status>>();
+    auto future = done->get_future();
+    sched::Job job;
+    job.run = [&, i, done](sched::WorkerContext&) {
+      done->set_value(ReplayImage(bound.workload, i, narrow));
+    };
+    SubmitWhenQueued(ctx.workers, job);
+    const Status status = future.get();
+    return status.ok() ? Result<Sample>(Sample{}) : Result<Sample>(status);
+  });
+  // Replays run over the first inputs only when there are more than 64 (vary-sizes); the bound is
+  // per image of the same mix either way.
+  const double wide = bound.wide_replay_per_s;
+  const double best = std::max(replay.per_second(), wide);
+  level_json["model_bound_images_per_s"] = std::round(best * 1000) / 1000;
+  level_json["model_bound_setting"] =
+      replay.per_second() >= wide
+          ? "one thread per Run, " + std::to_string(c) + " concurrent"
+          : "one Run at a time, " + std::to_string(ctx.worker_count) + " intra-op threads";
+  level_json["efficiency"] = best > 0 ? std::round(level.per_second() / best * 1000) / 1000 : 0;
+}
+
+// Every --concurrency level through the scheduler, each with its model-only bound when `bound`
+// holds one.
+Json RunLevels(const BenchContext& ctx, const std::optional<ModelBound>& bound) {
+  Json levels = Json::array();
+  for (int c : ctx.options.concurrency) {
+    const Level level = Measure(c, ctx.limits, ctx.inputs.size(), [&](size_t i) {
+      return OcrOnScheduler(ctx.workers, ctx.inputs[i], ctx.ocr);
+    });
+    Json l = LevelJson(level, ctx.worker_count);
+    if (bound)
+      AddModelBound(ctx, *bound, level, l);
+    if (!ctx.options.json)
+      PrintLevel(l);
+    levels.push_back(std::move(l));
   }
-  report["rss_mib_end"] = MemoryMib("VmRSS");
-  report["rss_mib_peak"] = MemoryMib("VmHWM");
-  if (o.json) {
+  return levels;
+}
+
+// The simple design, as the reference server works: requests one after another, each with every
+// core inside ONNX Runtime (`wide`); in the reference's batch shapes, and in ours (so the
+// scheduler's single-request latency can be compared with the best thread setting).
+Json RunBaselines(const BenchContext& ctx, const pipeline::ModelSet& wide) {
+  const pipeline::Pipeline simple(wide);
+  Json baselines = Json::array();
+  for (const bool reference_shapes : {true, false}) {
+    pipeline::OcrOptions simple_options = ctx.ocr;
+    if (reference_shapes)
+      simple_options.rec = pipeline::RecOptions::Reference();
+    const Level level = Measure(1, ctx.limits, ctx.inputs.size(), [&](size_t i) {
+      return OcrInline(simple, ctx.inputs[i], simple_options);
+    });
+    Json b = LevelJson(level, ctx.worker_count);
+    b["design"] = "one request at a time, " + std::to_string(ctx.worker_count) +
+                  " intra-op threads, " + (reference_shapes ? "reference" : "default") +
+                  " batch shapes";
+    if (!ctx.options.json) {
+      std::printf("baseline (%s):\n", b["design"].get<std::string>().c_str());
+      PrintLevel(b);
+    }
+    baselines.push_back(std::move(b));
+  }
+  return baselines;
+}
+
+void PrintReport(Json& report, bool json) {
+  report["rss_mib_end"] = ResidentMib();
+  report["rss_mib_peak"] = PeakResidentMib();
+  if (json) {
     std::cout << report.dump(2) << "\n";
   } else {
     std::printf("rss: %.1f MiB after warm-up, %.1f MiB at the end, %.1f MiB peak\n",
                 report["rss_mib_after_warmup"].get<double>(), report["rss_mib_end"].get<double>(),
                 report["rss_mib_peak"].get<double>());
   }
+}
+
+// After warm-up (one untimed pass so every level starts warm, skipped with --requests): the
+// model-only bound, the levels, the baselines, then the report.
+int RunBench(const BenchContext& ctx, const ModelSpec& spec, const engine::SessionConfig& session) {
+  const BenchOptions& o = ctx.options;
+  Json report = {{"workers", ctx.workers.description()}, {"worker_threads", ctx.worker_count},
+                 {"images", ctx.inputs.size()},          {"vary_sizes", o.vary_sizes},
+                 {"ort_spinning", o.ort_spinning},       {"ort_arena", o.ort_arena}};
+  if (!o.json)
+    std::printf("onnxocr bench: %zu inputs; %s\n", ctx.inputs.size(),
+                ctx.workers.description().c_str());
+  for (size_t i = 0; i < ctx.inputs.size() && o.requests == 0; ++i)
+    (void)OcrOnScheduler(ctx.workers, ctx.inputs[i], ctx.ocr);
+  report["rss_mib_after_warmup"] = ResidentMib();
+
+  // The same models with every worker core inside ONNX Runtime, for the bound and the baselines.
+  std::unique_ptr<pipeline::ModelSet> wide;
+  if (o.model_bound || o.baseline) {
+    engine::SessionConfig wide_session = session;
+    wide_session.intra_op_threads = ctx.worker_count;
+    auto loaded = pipeline::LoadModelSet(ctx.workers.runtime(), spec.name, spec.dir, wide_session);
+    if (!loaded.ok())
+      return Fail(loaded.status(), kExitModelsFailed);
+    wide = std::move(loaded).value();
+  }
+  std::optional<ModelBound> bound;
+  if (o.model_bound) {
+    auto recorded = RecordModelBound(ctx, *wide);
+    if (!recorded.ok())
+      return Fail(recorded.status(), kExitInputUnreadable);
+    bound = std::move(recorded).value();
+  }
+  report["levels"] = RunLevels(ctx, bound);
+  if (o.baseline)
+    report["baselines"] = RunBaselines(ctx, *wide);
+  PrintReport(report, o.json);
   return kExitOk;
+}
+
+}  // namespace
+
+int Bench(const BenchOptions& o) {
+  cv::setNumThreads(0);
+  image::QuietCodecWarnings();
+  auto inputs = LoadInputs(o.images, o.vary_sizes);
+  if (!inputs.ok())
+    return Fail(inputs.status(), kExitUsage);
+  auto specs = ResolveModelSpecs(o.input.models);
+  if (!specs.ok())
+    return Fail(specs.status(), kExitModelsFailed);
+  engine::SessionConfig session;
+  session.allow_spinning = o.ort_spinning;
+  session.enable_cpu_mem_arena = o.ort_arena;
+  auto started = InferenceWorkers::Start({specs->front()}, o.workers, session);
+  if (!started.ok())
+    return Fail(started.status(), kExitModelsFailed);
+  InferenceWorkers& workers = **started;
+  BenchContext ctx{o, *inputs, workers, workers.scheduler().worker_count(), {}, {}};
+  ctx.ocr.rec = o.rec;
+  ctx.limits = {o.duration_s, o.requests};
+  return RunBench(ctx, specs->front(), session);
 }
 
 }  // namespace ocr::cli

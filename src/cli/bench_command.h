@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -18,15 +19,15 @@ namespace ocr::cli {
 struct BenchOptions {
   InputFlags input;  // --models and the input limits
   WorkerFlags workers;
-  std::string images;                 // folder of images
-  std::string concurrency = "1,2,4";  // client threads per level
-  double duration_s = 10;             // per level (ignored with --requests)
-  int requests = 0;                   // per level, instead of a duration
-  bool vary_sizes = false;            // rescale each request's image (memory under shape churn)
-  bool baseline = false;              // also measure the simple design
-  bool model_bound = true;            // replay the model calls alone
-  bool ort_spinning = false;          // session.intra_op.allow_spinning, for the comparison
-  bool ort_arena = false;             // ONNX Runtime's CPU memory arena, for the comparison
+  std::string images;                        // folder of images
+  std::vector<int> concurrency = {1, 2, 4};  // client threads per level, in order
+  double duration_s = 10;                    // per level (ignored with --requests)
+  int requests = 0;                          // per level, instead of a duration
+  bool vary_sizes = false;    // rescale each request's image (memory under shape churn)
+  bool baseline = false;      // also measure the simple design
+  bool model_bound = true;    // replay the model calls alone
+  bool ort_spinning = false;  // session.intra_op.allow_spinning, for the comparison
+  bool ort_arena = false;     // ONNX Runtime's CPU memory arena, for the comparison
   bool json = false;
   pipeline::RecOptions rec;  // recognition batch shapes, for the comparison
 };

@@ -1,7 +1,6 @@
 #include "cli/serve_command.h"
 
 #include <chrono>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <thread>
@@ -19,6 +18,7 @@
 #include "pipeline/model_set.h"
 #include "pipeline/pipeline.h"
 #include "sched/cgroup_limits.h"
+#include "sched/process_memory.h"
 
 namespace ocr::cli {
 
@@ -75,16 +75,6 @@ CLI::App* AddServeCommand(CLI::App& app, ServeOptions& o) {
 
 namespace {
 
-std::int64_t ResidentBytes() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("VmRSS:", 0) == 0)
-      return std::stoll(line.substr(6)) * 1024;
-  }
-  return 0;
-}
-
 // --memory-budget-mb: explicit, off, or 80% of the cgroup limit less what is resident now (the
 // models, loaded and warm), so the whole process stays under the limit.
 std::int64_t MemoryBudgetBytes(int flag_mb) {
@@ -93,7 +83,8 @@ std::int64_t MemoryBudgetBytes(int flag_mb) {
   const auto limit = sched::CgroupMemoryLimit();
   if (flag_mb < 0 || !limit)
     return 0;
-  return std::max<std::int64_t>(*limit / 10 * 8 - ResidentBytes(), 64ll << 20);
+  return std::max<std::int64_t>(*limit / 10 * 8 - sched::ReadProcessMemory().resident_bytes,
+                                64ll << 20);
 }
 
 }  // namespace
