@@ -30,6 +30,7 @@ Level Measure(int concurrency, const LevelLimits& limits, size_t inputs, const R
   Stopwatch wall;
   {
     std::vector<std::jthread> clients;
+    clients.reserve(static_cast<size_t>(concurrency));
     for (int c = 0; c < concurrency; ++c) {
       clients.emplace_back([&] {
         for (;;) {

@@ -1,4 +1,5 @@
 // onnxocr: dispatches to the subcommands. Each subcommand lives in its own file.
+#include <exception>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
@@ -13,7 +14,9 @@
 #define OCR_VERSION "0.0.0"
 #endif
 
-int main(int argc, char** argv) {
+namespace {
+
+int Main(int argc, char** argv) {
   CLI::App app{"OnnxOCR Server: PaddleOCR models on ONNX Runtime", "onnxocr"};
   app.set_version_flag("--version", [] {
     return std::string("onnxocr ") + OCR_VERSION + " (ONNX Runtime " +
@@ -39,4 +42,18 @@ int main(int argc, char** argv) {
   if (bench->parsed())
     return ocr::cli::Bench(bench_options);
   return ocr::cli::kExitUsage;
+}
+
+}  // namespace
+
+// Every expected failure is a Status with its own exit code; an exception that escapes a
+// subcommand (out of memory while loading, a library bug) still ends with a message, not a
+// terminate().
+int main(int argc, char** argv) {
+  try {
+    return Main(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "onnxocr: " << e.what() << "\n";
+    return 1;
+  }
 }

@@ -16,18 +16,18 @@ enum class StatusCode {
   kOk = 0,
   kInvalidArgument,       // a caller's option is out of range or malformed (invalid_option)
   kUnsupportedMediaType,  // bytes are neither a supported image nor a PDF (unsupported_media_type)
-  kUndecodableImage,      // an image format we know, but the bytes do not decode (undecodable_image)
-  kImageTooLarge,         // width x height over the pixel limit, read from the header
-  kInvalidPdf,            // not a readable PDF (invalid_pdf)
-  kEncryptedPdf,          // the PDF needs a password (encrypted_pdf)
-  kTooManyPages,          // more pages than allowed (too_many_pages)
-  kModelLoadFailed,       // a model file is missing, corrupt, or does not fit its dictionary
-  kNotFound,              // a named thing (file, model set) does not exist
-  kIoError,               // reading a local file failed
-  kResourceExhausted,     // a bounded queue is full (server_busy)
-  kDeadlineExceeded,      // the request ran past its deadline (deadline_exceeded)
-  kCancelled,             // the client went away; nobody waits for the result
-  kInternal,              // a bug or an inference failure; never caused by client input
+  kUndecodableImage,   // an image format we know, but the bytes do not decode (undecodable_image)
+  kImageTooLarge,      // width x height over the pixel limit, read from the header
+  kInvalidPdf,         // not a readable PDF (invalid_pdf)
+  kEncryptedPdf,       // the PDF needs a password (encrypted_pdf)
+  kTooManyPages,       // more pages than allowed (too_many_pages)
+  kModelLoadFailed,    // a model file is missing, corrupt, or does not fit its dictionary
+  kNotFound,           // a named thing (file, model set) does not exist
+  kIoError,            // reading a local file failed
+  kResourceExhausted,  // a bounded queue is full (server_busy)
+  kDeadlineExceeded,   // the request ran past its deadline (deadline_exceeded)
+  kCancelled,          // the client went away; nobody waits for the result
+  kInternal,           // a bug or an inference failure; never caused by client input
 };
 
 std::string_view StatusCodeName(StatusCode code);
@@ -54,11 +54,17 @@ class [[nodiscard]] Status {
   std::string message_;
 };
 
-inline Status InvalidArgument(std::string m) { return {StatusCode::kInvalidArgument, std::move(m)}; }
+inline Status InvalidArgument(std::string m) {
+  return {StatusCode::kInvalidArgument, std::move(m)};
+}
 
-inline Status Internal(std::string m) { return {StatusCode::kInternal, std::move(m)}; }
+inline Status Internal(std::string m) {
+  return {StatusCode::kInternal, std::move(m)};
+}
 
-inline Status Cancelled() { return {StatusCode::kCancelled, "the request was cancelled"}; }
+inline Status Cancelled() {
+  return {StatusCode::kCancelled, "the request was cancelled"};
+}
 
 // Either a value or a non-OK Status.
 template <typename T>
@@ -98,16 +104,21 @@ class [[nodiscard]] Result {
 #define OCR_STATUS_CONCAT(a, b) OCR_STATUS_CONCAT_INNER(a, b)
 
 // Returns the Status of `expr` from the enclosing function when it is not OK.
-#define OCR_RETURN_IF_ERROR(expr)          \
-  do {                                     \
-    ::ocr::Status ocr_status_ = (expr);    \
-    if (!ocr_status_.ok()) return ocr_status_; \
+#define OCR_RETURN_IF_ERROR(expr)       \
+  do {                                  \
+    ::ocr::Status ocr_status_ = (expr); \
+    if (!ocr_status_.ok())              \
+      return ocr_status_;               \
   } while (0)
 
 // `OCR_ASSIGN_OR_RETURN(auto x, MakeX());` assigns the value or returns the Status.
 #define OCR_ASSIGN_OR_RETURN(lhs, expr) \
   OCR_ASSIGN_OR_RETURN_IMPL(OCR_STATUS_CONCAT(ocr_result_, __LINE__), lhs, expr)
+// `lhs` is a declaration and `tmp` a name: neither can take parentheses.
+// NOLINTBEGIN(bugprone-macro-parentheses)
 #define OCR_ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr) \
   auto tmp = (expr);                              \
-  if (!tmp.ok()) return tmp.status();             \
+  if (!tmp.ok())                                  \
+    return tmp.status();                          \
   lhs = std::move(tmp).value()
+// NOLINTEND(bugprone-macro-parentheses)

@@ -16,10 +16,6 @@ class TaskRunner {
   // Runs fn(0) ... fn(n - 1) and returns when all have returned. The caller runs items itself;
   // idle threads of the same group may take some. Items must not throw.
   virtual void ParallelFor(size_t n, const std::function<void(size_t)>& fn) = 0;
-
-  // Threads that could join the caller right now (0 when everyone else is busy). A hint for
-  // choosing between one multi-threaded call and several single-threaded ones.
-  virtual int IdleThreads() const = 0;
 };
 
 // Runs every item on the calling thread, in order.
@@ -29,8 +25,6 @@ class InlineTaskRunner final : public TaskRunner {
     for (size_t i = 0; i < n; ++i)
       fn(i);
   }
-
-  int IdleThreads() const override { return 0; }
 };
 
 }  // namespace ocr

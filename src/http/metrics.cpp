@@ -84,10 +84,10 @@ void Histogram::Write(std::string& out, std::string_view name, std::string_view 
   out.append(std::to_string(count_.load(std::memory_order_relaxed))).append("\n");
 }
 
-void Metrics::RecordRequest(std::string_view route, std::string_view method, int status,
+void Metrics::RecordRequest(std::string_view route, std::string_view method, unsigned status,
                             double seconds) {
   std::string key = std::string(route) + "\t" + std::string(method) + "\t" + std::to_string(status);
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   ++requests_[key];
   latency_[std::string(route)].Observe(seconds);
 }
@@ -115,7 +115,7 @@ std::string Metrics::Render() const {
   Header(out, "onnxocr_open_connections", "gauge", "Open client connections.");
   out += "onnxocr_open_connections " + std::to_string(g.connections) + "\n";
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     Header(out, "onnxocr_http_requests_total", "counter",
            "HTTP requests by route, method and status.");
     for (const auto& [key, count] : requests_) {

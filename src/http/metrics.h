@@ -9,10 +9,10 @@
 #include <cstdint>
 #include <functional>
 #include <map>
-#include <mutex>
 #include <string>
 #include <string_view>
 
+#include "common/mutex.h"
 #include "pipeline/types.h"
 
 namespace ocr::http {
@@ -48,7 +48,8 @@ class Metrics {
 
   // One finished HTTP request. `route` is the matched route pattern (never the raw target, so
   // label cardinality stays bounded), e.g. "/ocr" or "other".
-  void RecordRequest(std::string_view route, std::string_view method, int status, double seconds);
+  void RecordRequest(std::string_view route, std::string_view method, unsigned status,
+                     double seconds) EXCLUDES(mu_);
 
   // One image or page through the pipeline.
   void RecordPipeline(const pipeline::StageTimes& times, std::size_t lines);
@@ -56,14 +57,14 @@ class Metrics {
   void RecordPages(std::size_t pages) { pages_total_ += pages; }
 
   // The whole exposition, ending with a newline.
-  std::string Render() const;
+  std::string Render() const EXCLUDES(mu_);
 
  private:
   std::function<Gauges()> gauges_;
-  mutable std::mutex mu_;
-  std::map<std::string, std::uint64_t> requests_;  // key: route\tmethod\tstatus; guarded by mu_
-  std::map<std::string, Histogram> latency_;       // key: route; guarded by mu_ (insertion)
-  std::array<Histogram, 6> stage_;                 // see kStageNames in metrics.cpp
+  mutable Mutex mu_;
+  std::map<std::string, std::uint64_t> requests_ GUARDED_BY(mu_);  // key: route\tmethod\tstatus
+  std::map<std::string, Histogram> latency_ GUARDED_BY(mu_);       // key: route
+  std::array<Histogram, 6> stage_;                                 // see kStageNames in metrics.cpp
   std::atomic<std::uint64_t> pages_total_{0};
   std::atomic<std::uint64_t> lines_total_{0};
   std::atomic<std::uint64_t> images_total_{0};

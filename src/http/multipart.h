@@ -31,7 +31,7 @@ struct MultipartLimits {
   std::size_t max_parts = 32;
   // Bytes of one part's header block, from after its delimiter line up to and including the
   // blank line that ends it (line breaks count).
-  std::size_t max_part_header_bytes = 8 * 1024;
+  std::size_t max_part_header_bytes = std::size_t{8} * 1024;
 };
 
 // Extracts the boundary from a Content-Type header value such as

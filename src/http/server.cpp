@@ -5,13 +5,12 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
-#include <condition_variable>
 #include <csignal>
 #include <deque>
 #include <exception>
 #include <functional>
-#include <mutex>
 #include <optional>
+#include <sstream>
 #include <stop_token>
 #include <string_view>
 #include <thread>
@@ -31,6 +30,7 @@
 #include <spdlog/spdlog.h>
 
 #include "common/clock.h"
+#include "common/mutex.h"
 #include "http/access_log.h"
 #include "http/api.h"
 #include "http/error_mapping.h"
@@ -58,12 +58,23 @@ class Session;
 // Request line and headers together; larger ones are refused (the connection closes).
 constexpr std::uint32_t kMaxHeaderBytes = 16 * 1024;
 
-// Sent to a connection over --max-connections before closing it.
-constexpr std::string_view kTooManyConnections =
-    "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nRetry-After: 1\r\n"
-    "Connection: close\r\nContent-Length: 86\r\n\r\n"
-    "{\"success\":false,\"error\":{\"code\":\"server_busy\",\"message\":\"too many open "
-    "connections\"}}";
+// The whole answer sent to a connection over --max-connections before closing it: built once, with
+// the JSON of every other error.
+const std::string& TooManyConnections() {
+  static const std::string bytes = [] {
+    Reply reply = ErrorReply(503, "server_busy", "too many open connections");
+    Response res(bhttp::status::service_unavailable, 11);
+    res.set(bhttp::field::content_type, reply.content_type);
+    res.set(bhttp::field::retry_after, "1");
+    res.keep_alive(false);
+    res.body() = std::move(reply.body);
+    res.prepare_payload();
+    std::ostringstream out;
+    out << res;
+    return out.str();
+  }();
+  return bytes;
+}
 
 }  // namespace
 
@@ -116,9 +127,9 @@ struct Server::Impl {
   std::shared_ptr<spdlog::logger> access_log;
   std::atomic<bool> draining{false};
   std::atomic<int> live_sessions{0};
-  std::mutex sessions_mu;
-  std::vector<std::weak_ptr<Session>> sessions;  // guarded by sessions_mu
-  Clock::time_point drain_deadline;              // strand only
+  Mutex sessions_mu;
+  std::vector<std::weak_ptr<Session>> sessions GUARDED_BY(sessions_mu);
+  Clock::time_point drain_deadline;  // strand only
 
   // Destroyed in reverse; Run() stops the scheduler's workers before the io_context goes.
   net::io_context ioc;
@@ -494,7 +505,7 @@ void Server::Impl::OnAccept(beast::error_code ec, tcp::socket socket) {
   if (config.max_connections > 0 && live_sessions.load() >= config.max_connections) {
     // A fresh socket's send buffer is empty, so this short write does not block.
     beast::error_code ignored;
-    net::write(socket, net::buffer(kTooManyConnections), ignored);
+    net::write(socket, net::buffer(TooManyConnections()), ignored);
     socket.shutdown(tcp::socket::shutdown_both, ignored);
     socket.close(ignored);
     DoAccept();
@@ -502,7 +513,7 @@ void Server::Impl::OnAccept(beast::error_code ec, tcp::socket socket) {
   }
   auto session = std::make_shared<Session>(std::move(socket), *this);
   {
-    std::lock_guard lock(sessions_mu);
+    MutexLock lock(&sessions_mu);
     std::erase_if(sessions, [](const std::weak_ptr<Session>& s) { return s.expired(); });
     sessions.push_back(session);
   }
@@ -529,7 +540,7 @@ void Server::Impl::BeginDrain() {
   acceptor.close(ignored);
   std::vector<std::weak_ptr<Session>> snapshot;
   {
-    std::lock_guard lock(sessions_mu);
+    MutexLock lock(&sessions_mu);
     snapshot = sessions;
   }
   for (const auto& weak : snapshot) {

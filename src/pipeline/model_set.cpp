@@ -135,7 +135,8 @@ Result<std::unique_ptr<ModelSet>> LoadModelSet(const engine::Runtime& runtime, s
     engine::Tensor probe;
     const int width = set->rec_width > 0 ? set->rec_width : 320;
     probe.shape = {1, 3, set->rec_height, width};
-    probe.data.assign(static_cast<size_t>(3 * set->rec_height * width), 0.0f);
+    probe.data.assign(size_t{3} * static_cast<size_t>(set->rec_height) * static_cast<size_t>(width),
+                      0.0f);
     auto result = set->rec->Run(probe);
     if (!result.ok() || result->shape.size() != 3) {
       return LoadFailed(set->rec->path() + ": cannot determine the class count (expected an " +

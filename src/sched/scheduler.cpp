@@ -2,13 +2,14 @@
 
 #include <algorithm>
 #include <atomic>
-#include <condition_variable>
 #include <deque>
 #include <exception>
-#include <mutex>
+#include <optional>
 #include <thread>
 
 #include <spdlog/spdlog.h>
+
+#include "common/mutex.h"
 
 namespace ocr::sched {
 namespace {
@@ -21,7 +22,7 @@ class ForkJoin {
 
   // Runs the next unclaimed item; false when every item is claimed.
   // REQUIRES: a caller in Wait() keeps fn alive until every claimed item finished.
-  bool RunOne() {
+  bool RunOne() EXCLUDES(mu_) {
     const size_t i = next_.fetch_add(1);
     if (i >= n_)
       return false;
@@ -31,20 +32,21 @@ class ForkJoin {
     } catch (...) {
       error = std::current_exception();
     }
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     if (error && !error_)
       error_ = error;
     if (++done_ == n_)
-      cv_.notify_all();
+      cv_.SignalAll();
     return true;
   }
 
   bool exhausted() const { return next_.load() >= n_; }
 
   // Blocks until every item finished; rethrows the first exception an item threw.
-  void Wait() {
-    std::unique_lock lock(mu_);
-    cv_.wait(lock, [this] { return done_ == n_; });
+  void Wait() EXCLUDES(mu_) {
+    MutexLock lock(&mu_);
+    while (done_ != n_)
+      cv_.Wait(&mu_);
     if (error_)
       std::rethrow_exception(error_);
   }
@@ -53,10 +55,10 @@ class ForkJoin {
   const size_t n_;
   const std::function<void(size_t)>& fn_;
   std::atomic<size_t> next_{0};
-  std::mutex mu_;
-  std::condition_variable cv_;
-  size_t done_ = 0;           // guarded by mu_
-  std::exception_ptr error_;  // guarded by mu_
+  Mutex mu_;
+  CondVar cv_;  // signalled when done_ reaches n_
+  size_t done_ GUARDED_BY(mu_) = 0;
+  std::exception_ptr error_ GUARDED_BY(mu_);
 };
 
 class GroupRunner final : public TaskRunner {
@@ -64,7 +66,6 @@ class GroupRunner final : public TaskRunner {
   GroupRunner(Scheduler::State& state, int group) : state_(state), group_(group) {}
 
   void ParallelFor(size_t n, const std::function<void(size_t)>& fn) override;
-  int IdleThreads() const override;
 
  private:
   Scheduler::State& state_;
@@ -74,44 +75,51 @@ class GroupRunner final : public TaskRunner {
 }  // namespace
 
 struct Scheduler::State {
+  // The fixed part of a worker group, read without the lock.
   struct Group {
     Group(State& state, int index, WorkerGroupPlan p) : plan(std::move(p)), runner(state, index) {}
 
     WorkerGroupPlan plan;
     GroupRunner runner;
-    // All guarded by State::mu.
-    std::condition_variable cv;                  // its idle workers wait here
-    int sleeping = 0;                            // workers waiting on cv
+    CondVar cv;  // its idle workers wait here, with mu
+  };
+
+  // The changing part of a worker group, in `idle` under mu (an annotation cannot name the
+  // State's mutex from inside Group).
+  struct GroupIdle {
+    int sleeping = 0;                            // workers waiting on the group's cv
     int woken = 0;                               // of those, already notified (not yet running)
     std::deque<std::shared_ptr<ForkJoin>> help;  // ParallelFors with unclaimed items
   };
 
-  State(std::vector<WorkerGroupPlan> plan, SchedulerConfig c) : config(c), plans(std::move(plan)) {
+  State(std::vector<WorkerGroupPlan> plan, SchedulerConfig c)
+      : config(c), plans(std::move(plan)), idle(plans.size()) {
     for (size_t g = 0; g < plans.size(); ++g)
       groups.push_back(std::make_unique<Group>(*this, static_cast<int>(g), plans[g]));
   }
 
-  int FreeSleepers(const Group& g) const { return g.sleeping - g.woken; }
+  int FreeSleepers(size_t g) const REQUIRES(mu) { return idle[g].sleeping - idle[g].woken; }
 
-  // Wakes up to `n` idle workers of `g`. REQUIRES: mu held.
-  void Wake(Group& g, int n) {
+  // Wakes up to `n` idle workers of group `g`.
+  void Wake(size_t g, int n) REQUIRES(mu) {
     for (int i = 0; i < n && FreeSleepers(g) > 0; ++i) {
-      ++g.woken;
-      g.cv.notify_one();
+      ++idle[g].woken;
+      groups[g]->cv.Signal();
     }
   }
 
-  void WorkerLoop(int group, int worker);
+  void WorkerLoop(int group, int worker) EXCLUDES(mu);
   void Execute(Job& job, WorkerContext& context);
 
   const SchedulerConfig config;
   const std::vector<WorkerGroupPlan> plans;
-  std::vector<std::unique_ptr<Group>> groups;
-  std::mutex mu;
-  std::deque<Job> queue;  // guarded by mu
-  bool stopping = false;  // guarded by mu
+  std::vector<std::unique_ptr<Group>> groups;  // set by the constructor, then read-only
+  mutable Mutex mu;
+  std::vector<GroupIdle> idle GUARDED_BY(mu);  // one per group, same index
+  std::deque<Job> queue GUARDED_BY(mu);
+  bool stopping GUARDED_BY(mu) = false;
   std::atomic<int> busy{0};
-  std::vector<std::jthread> threads;
+  std::vector<std::jthread> threads;  // Start() and Stop() only
 };
 
 namespace {
@@ -119,23 +127,18 @@ namespace {
 void GroupRunner::ParallelFor(size_t n, const std::function<void(size_t)>& fn) {
   if (n == 0)
     return;
-  auto& group = *state_.groups[static_cast<size_t>(group_)];
+  const auto g = static_cast<size_t>(group_);
   auto work = std::make_shared<ForkJoin>(n, fn);
-  const int helpers =
-      static_cast<int>(std::min(n - 1, std::max<size_t>(group.plan.cpus.size(), 1) - 1));
+  const int helpers = static_cast<int>(
+      std::min(n - 1, std::max<size_t>(state_.groups[g]->plan.cpus.size(), 1) - 1));
   if (helpers > 0) {
-    std::lock_guard lock(state_.mu);
-    group.help.push_back(work);
-    state_.Wake(group, helpers);
+    MutexLock lock(&state_.mu);
+    state_.idle[g].help.push_back(work);
+    state_.Wake(g, helpers);
   }
   while (work->RunOne()) {
   }
   work->Wait();
-}
-
-int GroupRunner::IdleThreads() const {
-  std::lock_guard lock(state_.mu);
-  return state_.FreeSleepers(*state_.groups[static_cast<size_t>(group_)]);
 }
 
 }  // namespace
@@ -159,36 +162,37 @@ void Scheduler::State::Execute(Job& job, WorkerContext& context) {
 }
 
 void Scheduler::State::WorkerLoop(int group_index, int worker) {
-  Group& group = *groups[static_cast<size_t>(group_index)];
+  const auto g = static_cast<size_t>(group_index);
+  Group& group = *groups[g];
   WorkerContext context{group_index, worker, group.runner};
-  std::unique_lock lock(mu);
+  MutexLock lock(&mu);
   while (!stopping) {
     // New jobs first: a waiting request should start before another one gets a second core.
     if (!queue.empty()) {
       Job job = std::move(queue.front());
       queue.pop_front();
       busy.fetch_add(1);
-      lock.unlock();
+      mu.Unlock();
       Execute(job, context);
       job = {};  // release captures before taking the lock
       busy.fetch_sub(1);
-      lock.lock();
+      mu.Lock();
       continue;
     }
-    while (!group.help.empty() && group.help.front()->exhausted())
-      group.help.pop_front();
-    if (!group.help.empty()) {
-      std::shared_ptr<ForkJoin> work = group.help.front();
-      lock.unlock();
+    while (!idle[g].help.empty() && idle[g].help.front()->exhausted())
+      idle[g].help.pop_front();
+    if (!idle[g].help.empty()) {
+      std::shared_ptr<ForkJoin> work = idle[g].help.front();
+      mu.Unlock();
       work->RunOne();  // one item, then look for new jobs again
-      lock.lock();
+      mu.Lock();
       continue;
     }
-    ++group.sleeping;
-    group.cv.wait(lock);
-    --group.sleeping;
-    if (group.woken > 0)
-      --group.woken;
+    ++idle[g].sleeping;
+    group.cv.Wait(&mu);
+    --idle[g].sleeping;
+    if (idle[g].woken > 0)
+      --idle[g].woken;
   }
 }
 
@@ -240,7 +244,7 @@ Result<std::unique_ptr<Scheduler>> Scheduler::Start(std::vector<WorkerGroupPlan>
 Status Scheduler::Submit(Job job) {
   State& s = *state_;
   {
-    std::lock_guard lock(s.mu);
+    MutexLock lock(&s.mu);
     if (s.stopping)
       return Cancelled();
     if (s.queue.size() >= s.config.queue_capacity) {
@@ -250,10 +254,10 @@ Status Scheduler::Submit(Job job) {
     s.queue.push_back(std::move(job));
     // Wake the group with the most idle workers; when none is idle, a worker that finishes
     // its job takes this one.
-    State::Group* target = nullptr;
-    for (auto& g : s.groups) {
-      if (s.FreeSleepers(*g) > 0 && (!target || s.FreeSleepers(*g) > s.FreeSleepers(*target)))
-        target = g.get();
+    std::optional<size_t> target;
+    for (size_t g = 0; g < s.groups.size(); ++g) {
+      if (s.FreeSleepers(g) > 0 && (!target || s.FreeSleepers(g) > s.FreeSleepers(*target)))
+        target = g;
     }
     if (target)
       s.Wake(*target, 1);
@@ -265,13 +269,13 @@ void Scheduler::Stop() {
   State& s = *state_;
   std::deque<Job> dropped;
   {
-    std::lock_guard lock(s.mu);
+    MutexLock lock(&s.mu);
     if (s.stopping && s.threads.empty())
       return;
     s.stopping = true;
     dropped.swap(s.queue);
     for (auto& g : s.groups)
-      g->cv.notify_all();
+      g->cv.SignalAll();
   }
   for (Job& job : dropped) {
     if (job.dropped)
@@ -281,13 +285,15 @@ void Scheduler::Stop() {
 }
 
 size_t Scheduler::queued() const {
-  std::lock_guard lock(state_->mu);
-  return state_->queue.size();
+  const State& s = *state_;
+  MutexLock lock(&s.mu);
+  return s.queue.size();
 }
 
 bool Scheduler::full() const {
-  std::lock_guard lock(state_->mu);
-  return state_->queue.size() >= state_->config.queue_capacity;
+  const State& s = *state_;
+  MutexLock lock(&s.mu);
+  return s.queue.size() >= s.config.queue_capacity;
 }
 
 size_t Scheduler::capacity() const {

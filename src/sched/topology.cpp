@@ -5,10 +5,10 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
 #include <map>
 #include <memory>
 #include <set>
+#include <system_error>
 
 #include <hwloc.h>
 
@@ -156,8 +156,8 @@ Status PinCurrentThread(int cpu) {
   CPU_SET(cpu, &set);
   const int err = pthread_setaffinity_np(pthread_self(), sizeof set, &set);
   if (err != 0) {
-    return Status(StatusCode::kInternal,
-                  "cannot pin a worker to CPU " + std::to_string(cpu) + ": " + std::strerror(err));
+    return Status(StatusCode::kInternal, "cannot pin a worker to CPU " + std::to_string(cpu) +
+                                             ": " + std::generic_category().message(err));
   }
   return Status::Ok();
 }

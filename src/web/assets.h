@@ -12,7 +12,7 @@ struct Asset {
   std::string_view path;          // request path, e.g. "/app.js"
   std::string_view content_type;  // e.g. "text/javascript; charset=utf-8"
   std::string_view body;          // the file's bytes
-  std::string_view etag;          // quoted hash of the body, e.g. "\"3f2a...\"", for ETag/If-None-Match
+  std::string_view etag;          // quoted body hash for ETag/If-None-Match, e.g. "\"3f2a...\""
 };
 
 // Returns the asset served at `path` (the request target without query string), or nullptr when

@@ -1,12 +1,16 @@
 #include "common/status.h"
 
+#include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
+
+#include "support/status_matchers.h"
 
 namespace ocr {
 namespace {
 
 Result<int> Half(int x) {
-  if (x % 2 != 0) return InvalidArgument("odd: " + std::to_string(x));
+  if (x % 2 != 0)
+    return InvalidArgument("odd: " + std::to_string(x));
   return x / 2;
 }
 
@@ -44,6 +48,24 @@ TEST(StatusTest, MacrosPropagateFirstError) {
   EXPECT_EQ(bad.status().message(), "odd: 3");
   EXPECT_TRUE(CheckQuarter(4).ok());
   EXPECT_EQ(CheckQuarter(5).message(), "odd: 5");
+}
+
+TEST(IsOkTest, MatchesOkStatusesAndResultsWithAValue) {
+  EXPECT_THAT(Status::Ok(), testing::IsOk());
+  EXPECT_THAT(Quarter(8), testing::IsOk());
+  EXPECT_THAT(Quarter(6), ::testing::Not(testing::IsOk()));
+  EXPECT_THAT(CheckQuarter(5), ::testing::Not(testing::IsOk()));
+}
+
+TEST(IsOkTest, EvaluatesItsArgumentOnceAndPrintsTheStatus) {
+  int calls = 0;
+  auto failing = [&calls] {
+    ++calls;
+    return Quarter(6);
+  };
+  EXPECT_NONFATAL_FAILURE(EXPECT_OK(failing()), "invalid_argument: odd: 3");
+  EXPECT_EQ(calls, 1);
+  EXPECT_NONFATAL_FAILURE(EXPECT_OK(CheckQuarter(5)), "invalid_argument: odd: 5");
 }
 
 }  // namespace

@@ -7,11 +7,17 @@
 
 namespace ocr::testing {
 
-std::filesystem::path SourceDir() { return OCR_SOURCE_DIR; }
+std::filesystem::path SourceDir() {
+  return OCR_SOURCE_DIR;
+}
 
-std::filesystem::path BinaryDir() { return OCR_BINARY_DIR; }
+std::filesystem::path BinaryDir() {
+  return OCR_BINARY_DIR;
+}
 
-std::filesystem::path DefaultModelDir() { return SourceDir() / "models" / "ppocrv4"; }
+std::filesystem::path DefaultModelDir() {
+  return SourceDir() / "models" / "ppocrv4";
+}
 
 std::optional<std::filesystem::path> SharedTestdata() {
   std::filesystem::path dir;
@@ -20,13 +26,15 @@ std::optional<std::filesystem::path> SharedTestdata() {
   } else {
     dir = SourceDir().parent_path() / "shared" / "testdata";
   }
-  if (std::filesystem::is_directory(dir / "real")) return dir;
+  if (std::filesystem::is_directory(dir / "real"))
+    return dir;
   return std::nullopt;
 }
 
 std::string ReadFileOrDie(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + path.string());
+  if (!in)
+    throw std::runtime_error("cannot read " + path.string());
   std::ostringstream ss;
   ss << in.rdbuf();
   return ss.str();

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "common/status.h"
+#include "support/status_matchers.h"  // EXPECT_OK, ASSERT_OK
 
 namespace ocr::testing {
 
@@ -30,11 +31,9 @@ std::string ReadFileOrDie(const std::filesystem::path& path);
 }  // namespace ocr::testing
 
 // Skips the current test when ../shared/testdata is missing.
-#define OCR_SHARED_TESTDATA_OR_SKIP(var)                                                  \
-  auto var##_opt = ::ocr::testing::SharedTestdata();                                      \
-  if (!var##_opt) GTEST_SKIP() << "../shared/testdata not found beside the checkout; "    \
-                                  "set OCR_SHARED_TESTDATA to run this test";             \
+#define OCR_SHARED_TESTDATA_OR_SKIP(var)                                 \
+  auto var##_opt = ::ocr::testing::SharedTestdata();                     \
+  if (!var##_opt)                                                        \
+    GTEST_SKIP() << "../shared/testdata not found beside the checkout; " \
+                    "set OCR_SHARED_TESTDATA to run this test";          \
   const std::filesystem::path var = *var##_opt
-
-#define EXPECT_OK(expr) EXPECT_TRUE((expr).ok()) << (expr).status().ToString()
-#define ASSERT_OK(expr) ASSERT_TRUE((expr).ok()) << (expr).status().ToString()

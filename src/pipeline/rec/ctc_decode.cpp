@@ -23,7 +23,7 @@ DecodedText CtcGreedyDecode(std::span<const float> probs, int steps, int classes
     previous = best;
   }
   if (!out.columns.empty())
-    out.confidence = static_cast<float>(sum / out.columns.size());
+    out.confidence = static_cast<float>(sum / static_cast<double>(out.columns.size()));
   return out;
 }
 
