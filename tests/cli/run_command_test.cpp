@@ -198,16 +198,8 @@ namespace {
 
 namespace pt = pdf::testing;
 
-class RunDocumentTest : public ::testing::Test {
+class RunDocumentTest : public pt::PdfToolsTest {
  protected:
-  static void TearDownTestSuite() { pt::RemoveTempFolder(); }
-
-  void SetUp() override {
-    std::string missing;
-    if (!pt::HaveTools(&missing))
-      GTEST_SKIP() << "PDF tools missing: " << missing;
-  }
-
   // `onnxocr run` with `args` then the file; stdout, after checking the exit code is 0.
   static std::string RunOk(std::vector<std::string> args, const std::filesystem::path& file) {
     args.insert(args.begin(), "run");

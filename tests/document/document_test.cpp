@@ -21,16 +21,8 @@ using pipeline::TextLine;
 using pipeline::Word;
 using pt::WithoutSpaces;
 
-class DocumentTest : public ::testing::Test {
+class DocumentTest : public pt::PdfToolsTest {
  protected:
-  static void TearDownTestSuite() { pt::RemoveTempFolder(); }
-
-  void SetUp() override {
-    std::string missing;
-    if (!pt::HaveTools(&missing))
-      GTEST_SKIP() << "PDF tools missing: " << missing;
-  }
-
   static Result<DocumentResult> Read(const std::filesystem::path& path,
                                      const DocumentOptions& options = {}) {
     const auto bytes = pt::ReadBytes(path);

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 namespace ocr::pdf::testing {
 
 // Whether every external tool is on PATH; otherwise the message names the missing ones.
@@ -23,6 +25,19 @@ std::filesystem::path TempPath(const std::string& name);
 
 // Removes the per-process folder of TempPath() and everything in it.
 void RemoveTempFolder();
+
+// A fixture for tests that make PDFs: each test skips with a message when a tool is missing, and
+// the suite's temp folder is removed after its last test.
+class PdfToolsTest : public ::testing::Test {
+ protected:
+  static void TearDownTestSuite() { RemoveTempFolder(); }
+
+  void SetUp() override {
+    std::string missing;
+    if (!HaveTools(&missing))
+      GTEST_SKIP() << "PDF tools missing: " << missing;
+  }
+};
 
 // Born-digital text PDF: one page per element of `pages` (lines separated by '\n'), Courier 12,
 // on `paper` ("a4" or "letter"). Empty path on failure.
