@@ -4,12 +4,14 @@
 // Thread-safety: none needed (libFuzzer runs one input at a time on one thread).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <span>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -20,9 +22,11 @@
 #include "fuzz_support.h"
 #include "http/api.h"
 #include "http/metrics.h"
+#include "jobs/job_store.h"
 #include "pipeline/model_set.h"
 #include "pipeline/pipeline.h"
 #include "sched/memory_budget.h"
+#include "sched/scheduler.h"
 
 namespace ocr::fuzz {
 
@@ -47,6 +51,7 @@ struct FuzzApi {
   const http::Api& api;
   std::span<const pipeline::Pipeline* const> pipelines;
   const sched::MemoryBudget& budget;
+  jobs::JobStore& jobs;  // jobs and streams run on one background worker
 };
 
 inline FuzzApi SharedApi() {
@@ -57,6 +62,8 @@ inline FuzzApi SharedApi() {
     std::vector<const pipeline::Pipeline*> pipelines;
     sched::MemoryBudget budget{kMemoryBudgetBytes};
     std::unique_ptr<http::Metrics> metrics;
+    std::unique_ptr<sched::Scheduler> scheduler;
+    std::unique_ptr<jobs::JobStore> jobs;
     std::unique_ptr<http::Api> api;
   };
 
@@ -73,12 +80,21 @@ inline FuzzApi SharedApi() {
     l->pipeline = std::make_unique<pipeline::Pipeline>(*l->models);
     l->pipelines = {l->pipeline.get()};
     l->metrics = std::make_unique<http::Metrics>([] { return http::Metrics::Gauges{}; });
+    auto scheduler = sched::Scheduler::Start({sched::WorkerGroupPlan{0, {-1}}},
+                                             sched::SchedulerConfig{8, /*pin_threads=*/false});
+    OCR_FUZZ_CHECK(scheduler.ok());
+    l->scheduler = std::move(scheduler).value();
+    // A finished job expires at once, so the budget is whole again after each input.
+    jobs::JobLimits limits;
+    limits.ttl = std::chrono::seconds(0);
+    l->jobs = std::make_unique<jobs::JobStore>(
+        limits, jobs::PageWorkers{l->scheduler.get(), {l->pipelines}, {}}, 1);
     l->api = std::make_unique<http::Api>(
         FuzzServerConfig(), http::ServingFacts{}, &l->budget, l->pipelines, *l->metrics,
-        http::Api::State{[] { return false; }, [] { return false; }});
+        http::Api::State{[] { return false; }, [] { return false; }}, *l->jobs);
     return l;
   }();
-  return {*loaded->api, loaded->pipelines, loaded->budget};
+  return {*loaded->api, loaded->pipelines, loaded->budget, *loaded->jobs};
 }
 
 // Runs a route's work to completion on this thread, as a worker would whose deadline never
@@ -86,6 +102,24 @@ inline FuzzApi SharedApi() {
 inline http::Reply RunWork(const FuzzApi& fuzz_api, const http::Work& work) {
   InlineTaskRunner runner;
   return work(http::WorkContext{std::stop_token(), fuzz_api.pipelines, &runner});
+}
+
+// Ends what an input started: a streamed reply's job is cancelled as when its client leaves,
+// every job is cancelled and freed, and the memory they reserved must all come back.
+inline void FinishJobs(const FuzzApi& fuzz_api, http::Reply& reply) {
+  if (reply.stream) {
+    reply.stream->Start([] {});
+    reply.stream->Abort();
+    reply.stream.reset();
+  }
+  fuzz_api.jobs.CancelAll(Status(StatusCode::kCancelled, "end of the fuzz input"));
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (fuzz_api.jobs.unfinished() > 0 || fuzz_api.budget.reserved() > 0) {
+    OCR_FUZZ_CHECK(std::chrono::steady_clock::now() < deadline);
+    fuzz_api.jobs.Sweep();
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  fuzz_api.jobs.Sweep();
 }
 
 // What holds for every reply: a status the API uses (never 500, which would be a bug since no

@@ -38,6 +38,7 @@ ocr::http::ApiRequest ToApiRequest(bhttp::request<bhttp::string_body>& req) {
   r.content_type = std::string(req[bhttp::field::content_type]);
   r.if_none_match = std::string(req[bhttp::field::if_none_match]);
   r.origin = std::string(req[bhttp::field::origin]);
+  r.last_event_id = std::string(req["Last-Event-ID"]);
   r.body = std::move(req.body());
   r.request_id = "fuzz";
   r.received = std::chrono::steady_clock::now();
@@ -98,6 +99,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     ocr::http::Reply reply =
         routed.reply ? *std::move(routed.reply) : ocr::fuzz::RunWork(fuzz_api, routed.work);
     ocr::fuzz::CheckReply(reply);
+    ocr::fuzz::FinishJobs(fuzz_api, reply);
     OCR_FUZZ_CHECK(fuzz_api.budget.reserved() == 0);  // finished work holds no memory
     fuzz_api.api.Decorate(reply, request);
     CheckSerialized(reply, req.version());

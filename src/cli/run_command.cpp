@@ -1,5 +1,7 @@
 #include "cli/run_command.h"
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -7,6 +9,7 @@
 
 #include "cli/exit_codes.h"
 #include "cli/model_flags.h"
+#include "cli/progress_bar.h"
 #include "common/clock.h"
 #include "common/text.h"
 #include "document/document.h"
@@ -62,7 +65,10 @@ Result<document::DocumentResult> ReadFileDocument(const pipeline::Pipeline& pipe
   OCR_ASSIGN_OR_RETURN(std::string bytes, ReadFile(path));
   const std::span<const std::uint8_t> data = AsBytes(bytes);
   is_pdf = image::SniffFormat(data) == image::Format::kPdf;
-  return document::ReadDocument(data, pipe, options);
+  ProgressBar bar(stderr, isatty(STDERR_FILENO) == 1);
+  return document::ReadDocument(
+      data, pipe, options, {}, nullptr,
+      [&bar](std::size_t done, std::size_t total) { bar.Update(done, total); });
 }
 
 }  // namespace

@@ -70,6 +70,27 @@ CLI::App* AddServeCommand(CLI::App& app, ServeOptions& o) {
       ->envname("ONNXOCR_REQUEST_TIMEOUT")
       ->check(CLI::Range(1, 86400))
       ->capture_default_str();
+  cmd->add_option("--drain-timeout", o.drain_timeout,
+                  "Seconds SIGTERM waits for requests, streams and jobs in progress; then the "
+                  "jobs are cancelled and the server stops")
+      ->envname("ONNXOCR_DRAIN_TIMEOUT")
+      ->check(CLI::Range(0, 86400))
+      ->capture_default_str();
+  cmd->add_option("--max-jobs", o.max_jobs,
+                  "Documents in progress at most (jobs and streams); more are answered 503")
+      ->envname("ONNXOCR_MAX_JOBS")
+      ->check(CLI::Range(1, 100'000))
+      ->capture_default_str();
+  cmd->add_option("--job-ttl", o.job_ttl, "Seconds a finished job's result is kept")
+      ->envname("ONNXOCR_JOB_TTL")
+      ->check(CLI::Range(1, 7 * 86400))
+      ->capture_default_str();
+  cmd->add_option("--job-timeout", o.job_timeout,
+                  "Seconds from a job's or stream's admission to its end; then it fails with "
+                  "deadline_exceeded and its work stops")
+      ->envname("ONNXOCR_JOB_TIMEOUT")
+      ->check(CLI::Range(1, 7 * 86400))
+      ->capture_default_str();
   return cmd;
 }
 
@@ -123,6 +144,10 @@ int Serve(const ServeOptions& o) {
   config.max_connections = o.max_connections;
   config.cors_origin = o.cors_origin;
   config.memory_budget_bytes = MemoryBudgetBytes(o.memory_budget_mb);
+  config.drain_timeout = std::chrono::seconds(o.drain_timeout);
+  config.jobs.max_jobs = static_cast<std::size_t>(o.max_jobs);
+  config.jobs.ttl = std::chrono::seconds(o.job_ttl);
+  config.jobs.timeout = std::chrono::seconds(o.job_timeout);
   if (config.memory_budget_bytes > 0)
     spdlog::info("memory budget for requests in flight: {} MB", config.memory_budget_bytes >> 20);
 

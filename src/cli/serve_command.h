@@ -19,6 +19,10 @@ struct ServeOptions {
   int max_body_mb = 32;      // request body limit, MiB
   int read_timeout = 30;     // seconds
   int request_timeout = 60;  // seconds
+  int drain_timeout = 30;    // seconds
+  int max_jobs = 64;
+  int job_ttl = 3600;
+  int job_timeout = 3600;
   int max_connections = 1024;
   int memory_budget_mb = 0;  // 0 = from the cgroup memory limit (none without one); -1 = off
   std::string cors_origin;   // "" = CORS off

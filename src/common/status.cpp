@@ -28,6 +28,8 @@ std::string_view StatusCodeName(StatusCode code) {
       return "io_error";
     case StatusCode::kResourceExhausted:
       return "resource_exhausted";
+    case StatusCode::kUnavailable:
+      return "unavailable";
     case StatusCode::kDeadlineExceeded:
       return "deadline_exceeded";
     case StatusCode::kCancelled:

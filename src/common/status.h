@@ -25,6 +25,7 @@ enum class StatusCode {
   kNotFound,           // a named thing (file, model set) does not exist
   kIoError,            // reading a local file failed
   kResourceExhausted,  // a bounded queue is full (server_busy)
+  kUnavailable,        // not taking this kind of work now: starting or draining (not_ready)
   kDeadlineExceeded,   // the request ran past its deadline (deadline_exceeded)
   kCancelled,          // the client went away; nobody waits for the result
   kInternal,           // a bug or an inference failure; never caused by client input

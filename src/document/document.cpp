@@ -1,6 +1,7 @@
 #include "document/document.h"
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <mutex>
 #include <numeric>
@@ -49,27 +50,6 @@ struct PageContext {
   TaskRunner& runner;
 };
 
-// Reads the selected pages of a `page_count`-page document, `read_page(p)` reading one. Pages are
-// independent, so idle workers of the group take some (and a page's batches may spread further);
-// the result keeps page order. A page not started before `stop` is requested is not read.
-template <typename ReadPage>
-Result<DocumentResult> ReadPages(int page_count, const PageContext& context, ReadPage read_page) {
-  OCR_ASSIGN_OR_RETURN(const std::vector<int> pages, SelectPages(context.options, page_count));
-  std::vector<Result<DocumentPage>> read(pages.size(), Result<DocumentPage>(Cancelled()));
-  context.runner.ParallelFor(pages.size(), [&](size_t i) {
-    if (!context.stop.stop_requested())
-      read[i] = read_page(pages[i]);
-  });
-  DocumentResult doc;
-  doc.page_count = page_count;
-  for (Result<DocumentPage>& page : read) {
-    if (!page.ok())
-      return page.status();
-    doc.pages.push_back(std::move(page).value());
-  }
-  return doc;
-}
-
 // OCRs one page image (an image, a TIFF frame or a rendered PDF page) into page `page`.
 Result<DocumentPage> OcrPage(int page, const cv::Mat& image, const PageContext& context) {
   OCR_ASSIGN_OR_RETURN(
@@ -78,70 +58,144 @@ Result<DocumentPage> OcrPage(int page, const cv::Mat& image, const PageContext& 
   return DocumentPage{page, image.cols, image.rows, false, std::move(ocr.lines), ocr.times};
 }
 
+// The reading of one page of either kind, given the page's context.
+class ReaderBase : public PageReader {
+ public:
+  ReaderBase(int page_count, std::vector<int> pages, const DocumentOptions& options)
+      : PageReader(page_count, std::move(pages)), options_(options) {}
+
+  Result<DocumentPage> Read(std::size_t index, const Pipeline& pipeline,
+                            const std::stop_token& stop, TaskRunner* runner) const final {
+    if (stop.stop_requested())
+      return Cancelled();
+    InlineTaskRunner inline_runner;
+    const PageContext context{pipeline, options_, stop, runner ? *runner : inline_runner};
+    return ReadPage(pages().at(index), context);
+  }
+
+ protected:
+  virtual Result<DocumentPage> ReadPage(int page, const PageContext& context) const = 0;
+
+ private:
+  DocumentOptions options_;
+};
+
 // An image is one page; a multi-frame TIFF has one page per frame, under the PDF page limit.
-Result<DocumentResult> ReadImage(std::span<const std::uint8_t> bytes, const PageContext& context) {
-  const InputLimits& limits = context.options.limits;
-  OCR_ASSIGN_OR_RETURN(const int frames, image::CountFrames(bytes, limits.max_pages));
-  if (frames > limits.max_pages) {
-    const std::string limit = std::to_string(limits.max_pages);
-    return Status(StatusCode::kTooManyPages,
-                  "the TIFF has more than " + limit + " frames; each frame is a page, and " +
-                      "--max-pdf-pages (" + limit + ") caps TIFF frames as it caps PDF pages");
-  }
-  const image::DecodeOptions decode = DecodeOptionsFor(limits);
-  return ReadPages(frames, context, [&](int frame) -> Result<DocumentPage> {
-    OCR_ASSIGN_OR_RETURN(const cv::Mat image, image::DecodeFrame(bytes, frame, decode));
-    return OcrPage(frame, image, context);
-  });
-}
-
-// One PDF page: from its text layer when that is usable and force_ocr is off, else rendered and
-// OCR'd. poppler is not thread-safe, so `document_mu` serializes everything that touches the
-// document; OCR of rendered pages runs in parallel.
-Result<DocumentPage> ReadPdfPage(const pdf::PdfDocument& document, std::mutex& document_mu, int p,
-                                 const PageContext& context) {
-  std::unique_lock lock(document_mu);
-  if (!context.options.force_ocr) {
-    OCR_ASSIGN_OR_RETURN(TextLayerPage layer, ReadTextLayer(document, p));
-    if (layer.usable) {
-      OCR_ASSIGN_OR_RETURN(const cv::Size size, document.PageSize(p));
-      // Text-layer lines always know their words; like OCR'd lines, they carry them on request.
-      if (!context.options.ocr.word_boxes) {
-        for (TextLine& line : layer.lines)
-          line.words.clear();
-      }
-      return DocumentPage{p, size.width, size.height, true, std::move(layer.lines), {}};
+class ImageReader final : public ReaderBase {
+ public:
+  static Result<std::unique_ptr<PageReader>> Open(std::span<const std::uint8_t> bytes,
+                                                  const DocumentOptions& options) {
+    const InputLimits& limits = options.limits;
+    OCR_ASSIGN_OR_RETURN(const int frames, image::CountFrames(bytes, limits.max_pages));
+    if (frames > limits.max_pages) {
+      const std::string limit = std::to_string(limits.max_pages);
+      return Status(StatusCode::kTooManyPages,
+                    "the TIFF has more than " + limit + " frames; each frame is a page, and " +
+                        "--max-pdf-pages (" + limit + ") caps TIFF frames as it caps PDF pages");
     }
+    OCR_ASSIGN_OR_RETURN(std::vector<int> pages, SelectPages(options, frames));
+    return std::unique_ptr<PageReader>(new ImageReader(bytes, frames, std::move(pages), options));
   }
-  OCR_ASSIGN_OR_RETURN(const cv::Mat image, document.RenderPage(p));
-  lock.unlock();
-  return OcrPage(p, image, context);
-}
 
-Result<DocumentResult> ReadPdf(std::span<const std::uint8_t> bytes, const PageContext& context) {
-  OCR_ASSIGN_OR_RETURN(const auto document,
-                       pdf::PdfDocument::Open(bytes, PdfLimitsFor(context.options.limits)));
-  std::mutex document_mu;
-  return ReadPages(document->page_count(), context,
-                   [&](int p) { return ReadPdfPage(*document, document_mu, p, context); });
-}
+ private:
+  ImageReader(std::span<const std::uint8_t> bytes, int frames, std::vector<int> pages,
+              const DocumentOptions& options)
+      : ReaderBase(frames, std::move(pages), options),
+        bytes_(bytes),
+        decode_(DecodeOptionsFor(options.limits)) {}
+
+  Result<DocumentPage> ReadPage(int frame, const PageContext& context) const override {
+    OCR_ASSIGN_OR_RETURN(const cv::Mat image, image::DecodeFrame(bytes_, frame, decode_));
+    return OcrPage(frame, image, context);
+  }
+
+  std::span<const std::uint8_t> bytes_;
+  image::DecodeOptions decode_;
+};
+
+// A PDF page comes from its text layer when that is usable and force_ocr is off, else it is
+// rendered and OCR'd. poppler is not thread-safe, so `mu_` serializes everything that touches the
+// document; OCR of rendered pages runs in parallel.
+class PdfReader final : public ReaderBase {
+ public:
+  static Result<std::unique_ptr<PageReader>> Open(std::span<const std::uint8_t> bytes,
+                                                  const DocumentOptions& options) {
+    OCR_ASSIGN_OR_RETURN(auto document,
+                         pdf::PdfDocument::Open(bytes, PdfLimitsFor(options.limits)));
+    OCR_ASSIGN_OR_RETURN(std::vector<int> pages, SelectPages(options, document->page_count()));
+    const int count = document->page_count();
+    return std::unique_ptr<PageReader>(
+        new PdfReader(std::move(document), count, std::move(pages), options));
+  }
+
+ private:
+  PdfReader(std::unique_ptr<pdf::PdfDocument> document, int count, std::vector<int> pages,
+            const DocumentOptions& options)
+      : ReaderBase(count, std::move(pages), options), document_(std::move(document)) {}
+
+  Result<DocumentPage> ReadPage(int p, const PageContext& context) const override {
+    std::unique_lock lock(mu_);
+    if (!context.options.force_ocr) {
+      OCR_ASSIGN_OR_RETURN(TextLayerPage layer, ReadTextLayer(*document_, p));
+      if (layer.usable) {
+        OCR_ASSIGN_OR_RETURN(const cv::Size size, document_->PageSize(p));
+        // Text-layer lines always know their words; like OCR'd lines, they carry them on request.
+        if (!context.options.ocr.word_boxes) {
+          for (TextLine& line : layer.lines)
+            line.words.clear();
+        }
+        return DocumentPage{p, size.width, size.height, true, std::move(layer.lines), {}};
+      }
+    }
+    OCR_ASSIGN_OR_RETURN(const cv::Mat image, document_->RenderPage(p));
+    lock.unlock();
+    return OcrPage(p, image, context);
+  }
+
+  std::unique_ptr<pdf::PdfDocument> document_;
+  mutable std::mutex mu_;
+};
 
 }  // namespace
 
-Result<DocumentResult> ReadDocument(std::span<const std::uint8_t> bytes, const Pipeline& pipeline,
-                                    const DocumentOptions& options, const std::stop_token& stop,
-                                    TaskRunner* runner) {
-  InlineTaskRunner inline_runner;
-  const PageContext context{pipeline, options, stop, runner ? *runner : inline_runner};
+Result<std::unique_ptr<PageReader>> PageReader::Open(std::span<const std::uint8_t> bytes,
+                                                     const DocumentOptions& options) {
   switch (image::SniffFormat(bytes)) {
     case image::Format::kPdf:
-      return ReadPdf(bytes, context);
+      return PdfReader::Open(bytes, options);
     case image::Format::kUnknown:
       return Status(StatusCode::kUnsupportedMediaType,
                     "the file is neither a supported image (JPEG, PNG, WebP, BMP, TIFF) nor a PDF");
     default:
-      return ReadImage(bytes, context);
+      return ImageReader::Open(bytes, options);
   }
+}
+
+// Pages are independent, so idle workers of the group take some (and a page's batches may spread
+// further); the result keeps page order. A page not started before `stop` is requested is not
+// read.
+Result<DocumentResult> ReadDocument(std::span<const std::uint8_t> bytes, const Pipeline& pipeline,
+                                    const DocumentOptions& options, const std::stop_token& stop,
+                                    TaskRunner* runner, const PageProgress& progress) {
+  OCR_ASSIGN_OR_RETURN(const std::unique_ptr<PageReader> reader, PageReader::Open(bytes, options));
+  InlineTaskRunner inline_runner;
+  TaskRunner& run = runner ? *runner : inline_runner;
+  const std::vector<int>& pages = reader->pages();
+  std::vector<Result<DocumentPage>> read(pages.size(), Result<DocumentPage>(Cancelled()));
+  std::atomic<std::size_t> done{0};
+  run.ParallelFor(pages.size(), [&](size_t i) {
+    read[i] = reader->Read(i, pipeline, stop, &run);
+    if (progress)
+      progress(++done, pages.size());
+  });
+  DocumentResult doc;
+  doc.page_count = reader->page_count();
+  for (Result<DocumentPage>& page : read) {
+    if (!page.ok())
+      return page.status();
+    doc.pages.push_back(std::move(page).value());
+  }
+  return doc;
 }
 
 Result<std::int64_t> EstimateDocumentBytes(std::span<const std::uint8_t> bytes,

@@ -10,6 +10,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <span>
 #include <stop_token>
 #include <string>
@@ -44,6 +46,44 @@ struct DocumentResult {
   std::vector<DocumentPage> pages;  // the selected ones, in page order
 };
 
+// A document opened once and read one page at a time, in any order and from any threads: how
+// the server's jobs and streams spread a long document over its workers page by page. Opening
+// reads only headers and the PDF's structure; pages are decoded or rendered when read.
+// Thread-safety: Read() is safe from any thread (poppler calls are serialized inside).
+class PageReader {
+ public:
+  // `bytes` is an image or a PDF, told apart by magic bytes; the selected pages are
+  // options.page_range's. REQUIRES: bytes outlive the reader.
+  // Errors: kUnsupportedMediaType, kInvalidPdf, kEncryptedPdf, kTooManyPages (PDF pages or TIFF
+  // frames), kInvalidArgument (page_range), the image probe's errors.
+  static Result<std::unique_ptr<PageReader>> Open(std::span<const std::uint8_t> bytes,
+                                                  const DocumentOptions& options);
+
+  virtual ~PageReader() = default;
+
+  int page_count() const { return page_count_; }  // pages in the document
+
+  const std::vector<int>& pages() const { return pages_; }  // the selected ones, ascending
+
+  // Reads pages()[index] with `pipeline`. Its batches run on `runner` (null: the calling thread).
+  // Errors: as ReadDocument's for one page; kCancelled when `stop` is requested.
+  virtual Result<DocumentPage> Read(std::size_t index, const pipeline::Pipeline& pipeline,
+                                    const std::stop_token& stop = {},
+                                    TaskRunner* runner = nullptr) const = 0;
+
+ protected:
+  PageReader(int page_count, std::vector<int> pages)
+      : page_count_(page_count), pages_(std::move(pages)) {}
+
+ private:
+  int page_count_;
+  std::vector<int> pages_;
+};
+
+// Called after each page is read with the pages read so far and the pages to read, from the
+// thread that read it (several at once when pages run in parallel): `onnxocr run`'s progress bar.
+using PageProgress = std::function<void(std::size_t done, std::size_t total)>;
+
 // Reads `bytes` (an image or a PDF, told apart by magic bytes).
 // Errors: kUnsupportedMediaType (neither), the image errors of DecodeFrame, kInvalidPdf,
 // kEncryptedPdf, kTooManyPages (PDF pages or TIFF frames), kImageTooLarge (a page or frame),
@@ -52,7 +92,8 @@ struct DocumentResult {
 Result<DocumentResult> ReadDocument(std::span<const std::uint8_t> bytes,
                                     const pipeline::Pipeline& pipeline,
                                     const DocumentOptions& options,
-                                    const std::stop_token& stop = {}, TaskRunner* runner = nullptr);
+                                    const std::stop_token& stop = {}, TaskRunner* runner = nullptr,
+                                    const PageProgress& progress = {});
 
 // About the most memory ReadDocument will hold for `bytes` at once, read from headers and page
 // sizes without decoding: for each of up to `parallel_pages` pages in flight, the decoded page

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <variant>
 
 #include <nlohmann/json.hpp>
@@ -12,6 +13,7 @@
 #include "document/render.h"
 #include "engine/ort_model.h"
 #include "http/base64.h"
+#include "http/job_streams.h"
 #include "http/openapi.h"
 #include "http/response_json.h"
 #include "image/decode.h"
@@ -74,16 +76,42 @@ Reply FailureReply(const Status& status, const std::string& request_id) {
   return StatusReply(status);
 }
 
+// Whether `path` fits `pattern`, where a segment "{id}" matches any one non-empty segment (put in
+// `id`).
+bool MatchPath(std::string_view pattern, std::string_view path, std::string& id) {
+  const size_t brace = pattern.find("{id}");
+  if (brace == std::string_view::npos)
+    return pattern == path;
+  const std::string_view prefix = pattern.substr(0, brace);
+  const std::string_view suffix = pattern.substr(brace + 4);
+  if (path.size() <= prefix.size() + suffix.size() || !path.starts_with(prefix) ||
+      !path.ends_with(suffix)) {
+    return false;
+  }
+  const std::string_view segment =
+      path.substr(prefix.size(), path.size() - prefix.size() - suffix.size());
+  if (segment.find('/') != std::string_view::npos)
+    return false;
+  id = std::string(segment);
+  return true;
+}
+
+// Memory a job's results hold per page until they expire: lines, boxes and words of a dense page
+// as C++ values, with margin (a 100-line page with word boxes holds about 80 KB).
+constexpr std::int64_t kResultBytesPerPage = 128 << 10;
+
 }  // namespace
 
 Api::Api(const ServerConfig& config, ServingFacts facts, sched::MemoryBudget* memory_budget,
-         std::vector<const pipeline::Pipeline*> pipelines, Metrics& metrics, State state)
+         std::vector<const pipeline::Pipeline*> pipelines, Metrics& metrics, State state,
+         jobs::JobStore& jobs)
     : config_(config),
       facts_(facts),
       memory_budget_(memory_budget),
       pipelines_(std::move(pipelines)),
       metrics_(metrics),
-      state_(std::move(state)) {}
+      state_(std::move(state)),
+      jobs_(jobs) {}
 
 // The routes of spec/API.md section 3; the Web UI's files are found by path after these. A path
 // in the table answers other methods with 405, listing the table's methods for it in Allow.
@@ -94,9 +122,14 @@ struct Api::RouteEntry {
 };
 
 std::span<const Api::RouteEntry> Api::Routes() {
-  static constexpr std::array<RouteEntry, 9> kRoutes = {{
+  static constexpr std::array<RouteEntry, 14> kRoutes = {{
       {"POST", "/ocr", &Api::Ocr},
       {"POST", "/ocr_api", &Api::OcrApi},
+      {"POST", "/jobs", &Api::JobCreate},
+      {"GET", "/jobs/{id}", &Api::JobStatus},
+      {"DELETE", "/jobs/{id}", &Api::JobDelete},
+      {"GET", "/jobs/{id}/result", &Api::JobResult},
+      {"GET", "/jobs/{id}/events", &Api::JobEvents},
       {"GET", "/healthz", &Api::Healthz},
       {"GET", "/readyz", &Api::Readyz},
       {"GET", "/metrics", &Api::MetricsText},
@@ -118,21 +151,27 @@ std::vector<std::pair<std::string_view, std::string_view>> Api::RouteList() {
 Routed Api::Route(ApiRequest& r) const {
   if (r.method == "OPTIONS" && !config_.cors_origin.empty()) {
     Reply preflight(204, "", "");
-    preflight.headers = {{"Access-Control-Allow-Methods", "GET, POST, OPTIONS"},
-                         {"Access-Control-Allow-Headers", "Content-Type, X-Request-Id"},
+    preflight.headers = {{"Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS"},
+                         {"Access-Control-Allow-Headers",
+                          "Content-Type, X-Request-Id, "
+                          "Last-Event-ID"},
                          {"Access-Control-Max-Age", "600"}};
     return Answer("preflight", std::move(preflight));
   }
   std::string allow;
+  std::string id;
+  std::string_view matched;
   for (const RouteEntry& route : Routes()) {
-    if (route.path != r.path)
+    if (!MatchPath(route.path, r.path, id))
       continue;
+    r.path_id = id;
+    matched = route.path;
     if (route.method == r.method)
       return (this->*route.handler)(r);
     allow += (allow.empty() ? "" : ", ") + std::string(route.method);
   }
   if (!allow.empty())
-    return Answer(r.path, MethodNotAllowed(std::move(allow)));
+    return Answer(std::string(matched), MethodNotAllowed(std::move(allow)));
   if (const web::Asset* asset = web::FindAsset(r.path); asset != nullptr) {
     if (r.method != "GET")
       return Answer("web", MethodNotAllowed("GET"));
@@ -197,7 +236,11 @@ Routed Api::Info(ApiRequest& r) const {
        {{"max_body_bytes", config_.max_body_bytes},
         {"max_image_pixels", config_.limits.max_image_pixels},
         {"request_timeout_s", config_.request_timeout.count()},
-        {"read_timeout_s", config_.read_timeout.count()}}},
+        {"read_timeout_s", config_.read_timeout.count()},
+        {"max_pages", config_.limits.max_pages},
+        {"max_jobs", jobs_.limits().max_jobs},
+        {"job_ttl_s", jobs_.limits().ttl.count()},
+        {"job_timeout_s", jobs_.limits().timeout.count()}}},
   };
   return Answer(r.path, Reply{200, DumpJson(info)});
 }
@@ -219,14 +262,14 @@ void Api::Decorate(Reply& reply, const ApiRequest& request) const {
 }
 
 Routed Api::Ocr(ApiRequest& r) const {
-  return OcrRoute(r, /*json_only=*/false);
+  return OcrRoute(r, /*json_only=*/false, /*as_job=*/false);
 }
 
 Routed Api::OcrApi(ApiRequest& r) const {
-  return OcrRoute(r, /*json_only=*/true);
+  return OcrRoute(r, /*json_only=*/true, /*as_job=*/false);
 }
 
-Routed Api::OcrRoute(ApiRequest& r, bool json_only) const {
+std::variant<OcrCall, Reply> Api::ParseCall(ApiRequest& r, bool json_only) const {
   const std::string media = MediaType(r.content_type);
   ParsedCall parsed;
   if (media == "application/json") {
@@ -234,28 +277,184 @@ Routed Api::OcrRoute(ApiRequest& r, bool json_only) const {
   } else if (media == "multipart/form-data" && !json_only) {
     parsed = ParseMultipartForm(std::move(r.body), r.content_type);
   } else if (media == "multipart/form-data") {
-    return Answer(r.path, ErrorReply(415, "unsupported_media_type",
-                                     "POST /ocr_api takes application/json; send multipart "
-                                     "uploads to POST /ocr"));
+    return ErrorReply(415, "unsupported_media_type",
+                      "POST /ocr_api takes application/json; send multipart uploads to POST /ocr");
   } else {
-    return Answer(r.path, ErrorReply(415, "unsupported_media_type",
-                                     "Content-Type must be application/json or "
-                                     "multipart/form-data (got '" +
-                                         media + "')"));
+    return ErrorReply(
+        415, "unsupported_media_type",
+        "Content-Type must be application/json or multipart/form-data (got '" + media + "')");
   }
   r.body = std::string();
   if (const BadRequest* bad = std::get_if<BadRequest>(&parsed))
-    return Answer(r.path, ErrorReply(400, bad->code, bad->message));
+    return ErrorReply(400, bad->code, bad->message);
+  OcrCall& call = std::get<OcrCall>(parsed);
+  call.options.limits = config_.limits;
+  return std::move(call);
+}
+
+Routed Api::OcrRoute(ApiRequest& r, bool json_only, bool as_job) const {
+  std::variant<OcrCall, Reply> parsed = ParseCall(r, json_only);
+  if (Reply* refused = std::get_if<Reply>(&parsed))
+    return Answer(r.path, std::move(*refused));
   OcrCall& call = std::get<OcrCall>(parsed);
   const Result<size_t> pipe = FindPipeline(call.model);
   if (!pipe.ok())
     return Answer(r.path, StatusReply(pipe.status()));
-  call.options.limits = config_.limits;
-  Work work = [this, call = std::move(call), pipe = *pipe, received = r.received,
-               request_id = r.request_id](const WorkContext& context) {
-    return RunOcr(call, pipe, context, received, request_id);
+  if (!as_job && !call.stream) {
+    Work work = [this, call = std::move(call), pipe = *pipe, received = r.received,
+                 request_id = r.request_id](const WorkContext& context) {
+      return RunOcr(call, pipe, context, received, request_id);
+    };
+    return {r.path, std::nullopt, std::move(work)};
+  }
+  if (Status admit = jobs_.CanAdmit(); !admit.ok())
+    return Answer(r.path, StatusReply(admit));
+  // Opening the document (a PDF's structure) runs on a worker, like any work on client bytes.
+  Work work = [this, call = std::move(call), pipe = *pipe, as_job,
+               request_id = r.request_id](const WorkContext& /*context*/) mutable {
+    return StartJob(call, pipe, /*listed=*/as_job, request_id);
   };
   return {r.path, std::nullopt, std::move(work)};
+}
+
+Routed Api::JobCreate(ApiRequest& r) const {
+  if (MediaType(r.content_type) != "multipart/form-data") {
+    return Answer(r.path, ErrorReply(415, "unsupported_media_type",
+                                     "POST /jobs takes multipart/form-data (field \"file\"), as "
+                                     "POST /ocr does"));
+  }
+  return OcrRoute(r, /*json_only=*/false, /*as_job=*/true);
+}
+
+Reply Api::StartJob(OcrCall& call, std::size_t pipe, bool listed,
+                    const std::string& request_id) const {
+  jobs::JobSpec spec;
+  auto upload = std::make_unique<std::string>(std::move(call.body));
+  const std::span<const std::uint8_t> bytes =
+      AsBytes(std::string_view(*upload).substr(call.offset, call.size));
+  auto reader = document::PageReader::Open(bytes, call.options);
+  if (!reader.ok())
+    return FailureReply(reader.status(), request_id);
+  const auto pages = static_cast<std::int64_t>((*reader)->pages().size());
+  // The upload is held until the last page is read; the results until the job expires.
+  auto work_lease = ReserveMemory(bytes, call.options, static_cast<std::int64_t>(upload->size()));
+  if (!work_lease.ok())
+    return FailureReply(work_lease.status(), request_id);
+  if (memory_budget_ != nullptr && memory_budget_->limit() > 0) {
+    auto result_lease = memory_budget_->TryReserve(pages * kResultBytesPerPage);
+    if (result_lease)
+      spec.result_lease.emplace(std::move(*result_lease));
+    else {
+      return FailureReply(Status(StatusCode::kResourceExhausted,
+                                 "the memory budget (--memory-budget-mb) is held by requests and "
+                                 "job results; retry later"),
+                          request_id);
+    }
+  }
+  spec.upload = std::move(upload);
+  spec.reader = std::move(reader).value();
+  spec.pipeline = pipe;
+  spec.format = call.document_format.value_or(document::OutputFormat::kJson);
+  spec.paginate = call.paginate;
+  spec.word_boxes = call.options.ocr.word_boxes;
+  if (work_lease->has_value())
+    spec.work_lease.emplace(std::move(**work_lease));
+  auto job = jobs_.Start(std::move(spec), listed);
+  if (!job.ok())
+    return FailureReply(job.status(), request_id);
+  if (!listed) {
+    Reply reply(200, "", "application/x-ndjson");
+    reply.stream = MakeNdjsonStream(*job);
+    reply.headers.emplace_back("Cache-Control", "no-store");
+    reply.headers.emplace_back("X-Accel-Buffering", "no");  // nginx: pass each line on at once
+    return reply;
+  }
+  const std::string path = "/jobs/" + (*job)->id();
+  const Json body = {{"id", (*job)->id()},
+                     {"status", "queued"},
+                     {"status_url", path},
+                     {"result_url", path + "/result"},
+                     {"events_url", path + "/events"}};
+  Reply reply(202, DumpJson(body));
+  reply.headers.emplace_back("Location", path);
+  return reply;
+}
+
+std::variant<std::shared_ptr<jobs::DocumentJob>, Reply> Api::FindJob(const ApiRequest& r) const {
+  std::shared_ptr<jobs::DocumentJob> job;
+  if (jobs::IsJobId(r.path_id))
+    job = jobs_.Find(r.path_id);
+  if (!job) {
+    return ErrorReply(404, "not_found",
+                      "no job " + PrintableEcho(r.path_id) +
+                          ": ids are 32 hex digits, and a job is kept --job-ttl after it ends");
+  }
+  return job;
+}
+
+Routed Api::JobStatus(ApiRequest& r) const {
+  auto found = FindJob(r);
+  if (Reply* missing = std::get_if<Reply>(&found))
+    return Answer("/jobs/{id}", std::move(*missing));
+  return Answer(
+      "/jobs/{id}",
+      Reply(200, DumpJson(JobStatusJson(*std::get<std::shared_ptr<jobs::DocumentJob>>(found)))));
+}
+
+Routed Api::JobDelete(ApiRequest& r) const {
+  auto found = FindJob(r);
+  if (Reply* missing = std::get_if<Reply>(&found))
+    return Answer("/jobs/{id}", std::move(*missing));
+  const auto& job = std::get<std::shared_ptr<jobs::DocumentJob>>(found);
+  if (job->finished_at())
+    jobs_.Forget(job->id());  // a finished job: its result is freed
+  else
+    job->Cancel(Status(StatusCode::kCancelled, "cancelled by DELETE /jobs/" + job->id()));
+  return Answer("/jobs/{id}", Reply(200, DumpJson(JobStatusJson(*job))));
+}
+
+Routed Api::JobResult(ApiRequest& r) const {
+  auto found = FindJob(r);
+  if (Reply* missing = std::get_if<Reply>(&found))
+    return Answer("/jobs/{id}/result", std::move(*missing));
+  const auto& job = std::get<std::shared_ptr<jobs::DocumentJob>>(found);
+  const jobs::JobSnapshot snap = job->Snapshot();
+  if (!jobs::IsFinished(snap.state)) {
+    return Answer(
+        "/jobs/{id}/result",
+        ErrorReply(409, "job_not_finished",
+                   "the job is " + std::string(jobs::StateName(snap.state)) + " (" +
+                       std::to_string(snap.pages_done) + " of " + std::to_string(snap.pages_total) +
+                       " pages done); follow its events_url or poll its status_url"));
+  }
+  if (snap.state != jobs::JobState::kSucceeded)
+    return Answer("/jobs/{id}/result", JobErrorReply(snap.error));
+  const jobs::JobSpec& spec = job->spec();
+  return Answer("/jobs/{id}/result", DocumentReply(job->result(), spec.format, spec.paginate,
+                                                   job->seconds(), spec.word_boxes));
+}
+
+Routed Api::JobEvents(ApiRequest& r) const {
+  auto found = FindJob(r);
+  if (Reply* missing = std::get_if<Reply>(&found))
+    return Answer("/jobs/{id}/events", std::move(*missing));
+  auto& job = std::get<std::shared_ptr<jobs::DocumentJob>>(found);
+  std::size_t last = 0;
+  if (!r.last_event_id.empty()) {
+    const auto [end, ec] = std::from_chars(r.last_event_id.data(),
+                                           r.last_event_id.data() + r.last_event_id.size(), last);
+    if (ec != std::errc() || end != r.last_event_id.data() + r.last_event_id.size())
+      last = 0;
+  }
+  // A browser's EventSource reconnects whenever a stream ends; after the last event, 204 tells
+  // it to stop (the HTML standard's way).
+  if (last > 0 && job->finished_at() && job->EventsSince(last).empty())
+    return Answer("/jobs/{id}/events", Reply(204, "", ""));
+  Reply reply(200, "", "text/event-stream");
+  reply.stream = MakeEventStream(std::move(job), last);
+  reply.headers.emplace_back("Cache-Control", "no-store");
+  reply.headers.emplace_back("X-Accel-Buffering", "no");
+  return Answer("/jobs/{id}/events", std::move(reply));
 }
 
 Reply Api::RunOcr(const OcrCall& call, std::size_t pipe, const WorkContext& context,
@@ -316,12 +515,14 @@ Result<size_t> Api::FindPipeline(const std::string& name) const {
 }
 
 Result<std::optional<sched::MemoryBudget::Lease>> Api::ReserveMemory(
-    std::span<const std::uint8_t> bytes, const document::DocumentOptions& options) const {
+    std::span<const std::uint8_t> bytes, const document::DocumentOptions& options,
+    std::int64_t extra_bytes) const {
   sched::MemoryBudget* budget = memory_budget_;
   if (budget == nullptr || budget->limit() <= 0)
     return std::optional<sched::MemoryBudget::Lease>();
-  OCR_ASSIGN_OR_RETURN(const std::int64_t need,
+  OCR_ASSIGN_OR_RETURN(std::int64_t need,
                        document::EstimateDocumentBytes(bytes, options, facts_.parallel_pages));
+  need += extra_bytes;
   const std::string limit_mb = std::to_string(budget->limit() >> 20) + " MB";
   if (need > budget->limit()) {
     return Status(StatusCode::kImageTooLarge,

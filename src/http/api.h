@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "common/task_runner.h"
@@ -21,6 +22,7 @@
 #include "http/metrics.h"
 #include "http/ocr_request.h"
 #include "http/server_config.h"
+#include "jobs/job_store.h"
 #include "pipeline/pipeline.h"
 #include "sched/memory_budget.h"
 
@@ -41,7 +43,9 @@ struct ApiRequest {
   std::string content_type;
   std::string if_none_match;
   std::string origin;
-  std::string body;  // moved into the work when there is some
+  std::string last_event_id;  // an EventSource reconnecting
+  std::string path_id;        // the {id} of a route like /jobs/{id}, set by Route()
+  std::string body;           // moved into the work when there is some
   std::string request_id;
   std::chrono::steady_clock::time_point received;
 };
@@ -73,10 +77,13 @@ class Api {
 
   // `pipelines`: the loaded model sets, the first the default (those of one worker group: each
   // group has the same sets in the same order, and Work finds its group's by index). Work
-  // reserves its estimated peak memory in `memory_budget` first (null: no budget).
-  // REQUIRES: pipelines, metrics and memory_budget outlive the Api and every Work it returned.
+  // reserves its estimated peak memory in `memory_budget` first (null: no budget). Long
+  // documents (jobs and streams) run in `jobs`.
+  // REQUIRES: pipelines, metrics, memory_budget and jobs outlive the Api and every Work it
+  // returned.
   Api(const ServerConfig& config, ServingFacts facts, sched::MemoryBudget* memory_budget,
-      std::vector<const pipeline::Pipeline*> pipelines, Metrics& metrics, State state);
+      std::vector<const pipeline::Pipeline*> pipelines, Metrics& metrics, State state,
+      jobs::JobStore& jobs);
 
   Routed Route(ApiRequest& request) const;
 
@@ -102,9 +109,23 @@ class Api {
   Routed OpenApi(ApiRequest& request) const;
   Routed Docs(ApiRequest& request) const;
   Routed DocsCss(ApiRequest& request) const;
+  Routed JobCreate(ApiRequest& request) const;
+  Routed JobStatus(ApiRequest& request) const;
+  Routed JobDelete(ApiRequest& request) const;
+  Routed JobResult(ApiRequest& request) const;
+  Routed JobEvents(ApiRequest& request) const;
+  // The job of request.path_id, or the 404 to answer.
+  std::variant<std::shared_ptr<jobs::DocumentJob>, Reply> FindJob(const ApiRequest& r) const;
 
-  // Either form of POST /ocr: the parsed call becomes one Work, whichever form it came in.
-  Routed OcrRoute(ApiRequest& request, bool json_only) const;
+  // Either form of POST /ocr, and POST /jobs (`as_job`): the parsed call becomes one Work,
+  // whichever form it came in: the answer itself, or the admission of a job or a stream.
+  Routed OcrRoute(ApiRequest& request, bool json_only, bool as_job) const;
+  // Parses either form of an OCR request; a reply when it is refused.
+  std::variant<OcrCall, Reply> ParseCall(ApiRequest& request, bool json_only) const;
+  // Work that admits a long document (a job, or a stream when not `listed`): opens it, reserves
+  // its memory and starts its pages. Answers 202 with the job's URLs, or the NDJSON stream.
+  Reply StartJob(OcrCall& call, std::size_t pipeline, bool listed,
+                 const std::string& request_id) const;
   // The only Work body: reserve memory, read the document, answer in the call's shape.
   Reply RunOcr(const OcrCall& call, std::size_t pipeline, const WorkContext& context,
                std::chrono::steady_clock::time_point received, const std::string& request_id) const;
@@ -117,7 +138,8 @@ class Api {
   // kImageTooLarge when the document alone needs more than the whole budget; those of
   // EstimateDocumentBytes.
   Result<std::optional<sched::MemoryBudget::Lease>> ReserveMemory(
-      std::span<const std::uint8_t> bytes, const document::DocumentOptions& options) const;
+      std::span<const std::uint8_t> bytes, const document::DocumentOptions& options,
+      std::int64_t extra_bytes = 0) const;
 
   ServerConfig config_;
   ServingFacts facts_;
@@ -125,6 +147,7 @@ class Api {
   std::vector<const pipeline::Pipeline*> pipelines_;
   Metrics& metrics_;
   State state_;
+  jobs::JobStore& jobs_;
 };
 
 }  // namespace ocr::http

@@ -30,6 +30,8 @@ Mapping MappingFor(StatusCode code) {
       return {422, "too_many_pages"};
     case StatusCode::kResourceExhausted:
       return {503, "server_busy"};
+    case StatusCode::kUnavailable:
+      return {503, "not_ready"};
     case StatusCode::kDeadlineExceeded:
       return {504, "deadline_exceeded"};
     case StatusCode::kOk:

@@ -24,11 +24,12 @@ struct BoolField {
   void (*set)(OcrCall& call, bool value);
 };
 
-constexpr std::array<BoolField, 4> kBoolFields = {{
+constexpr std::array<BoolField, 5> kBoolFields = {{
     {"cls", [](OcrCall& c, bool v) { c.options.ocr.use_cls = v; }},
     {"return_word_boxes", [](OcrCall& c, bool v) { c.options.ocr.word_boxes = v; }},
     {"force_ocr", [](OcrCall& c, bool v) { c.options.force_ocr = v; }},
     {"paginate_output", [](OcrCall& c, bool v) { c.paginate = v; }},
+    {"stream", [](OcrCall& c, bool v) { c.stream = v; }},
 }};
 
 const BoolField* FindBoolField(std::string_view name) {

@@ -28,6 +28,7 @@ struct OcrCall {
   // The multipart form answers pages in this format; nullopt: the JSON form's answer, one page.
   std::optional<document::OutputFormat> document_format;
   bool paginate = false;  // page separators in `output` (paginate_output)
+  bool stream = false;    // the multipart form's stream=true: NDJSON page by page
 
   std::string_view file() const { return std::string_view(body).substr(offset, size); }
 };
@@ -47,7 +48,7 @@ using ParsedCall = std::variant<OcrCall, BadRequest>;
 ParsedCall ParseJsonForm(std::string body);
 
 // multipart/form-data with "file" (required, once) and the text fields output_format,
-// paginate_output, force_ocr, cls, return_word_boxes (true/false, 1/0, yes/no), drop_score,
+// paginate_output, force_ocr, stream, cls, return_word_boxes (true/false, 1/0, yes/no), drop_score,
 // model, page_range; other fields are ignored, as HTML forms send whatever inputs they have.
 // `body` is consumed; the file stays inside the call's body, found by offset.
 ParsedCall ParseMultipartForm(std::string body, std::string_view content_type);

@@ -37,6 +37,24 @@ std::string SchemaLink(const nlohmann::json& schema) {
   return Escape(schema.value("type", std::string("object")));
 }
 
+// A description's paragraphs (separated by a blank line); one that is a curl command is code.
+std::string Paragraphs(const std::string& text) {
+  std::string h;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t end = text.find("\n\n", start);
+    if (end == std::string::npos)
+      end = text.size();
+    const std::string part = text.substr(start, end - start);
+    if (part.rfind("curl ", 0) == 0)
+      h += "<pre><code>" + Escape(part) + "</code></pre>";
+    else if (!part.empty())
+      h += "<p>" + Escape(part) + "</p>";
+    start = end + 2;
+  }
+  return h;
+}
+
 std::string RenderDocs(const nlohmann::json& api) {
   std::string h =
       "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
@@ -49,13 +67,15 @@ std::string RenderDocs(const nlohmann::json& api) {
   const auto& responses = api["components"]["responses"];
   for (const auto& [path, item] : api["paths"].items()) {
     for (const auto& [method, op] : item.items()) {
+      if (method == "parameters")
+        continue;  // shared by the path's operations, not an operation
       std::string upper = method;
       for (char& c : upper)
         c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
       h += "<section class=\"route\"><h2><span class=\"method\">" + upper + "</span> <code>" +
            Escape(path) + "</code></h2><p>" + Escape(op.value("summary", std::string())) + "</p>";
       if (op.contains("description"))
-        h += "<p>" + Escape(op["description"]) + "</p>";
+        h += Paragraphs(op["description"]);
       if (op.contains("requestBody")) {
         h += "<h3>Request body</h3><ul>";
         for (const auto& [type, media] : op["requestBody"]["content"].items()) {

@@ -22,6 +22,14 @@ nlohmann::json LinesToJson(std::span<const pipeline::TextLine> lines, bool words
 nlohmann::json OcrResponseJson(std::span<const pipeline::TextLine> lines, double seconds,
                                bool words = false);
 
+// One page of a document answer: {"page", "width", "height", "source", "results"}.
+nlohmann::json PageJson(const document::DocumentPage& page, bool words = false);
+
+// The document-level fields of the multipart form's answer: {"success": true, "format",
+// "page_count", "output" (not for json), "processing_time"}: a stream's last line.
+nlohmann::json DocumentSummaryJson(const document::DocumentResult& document,
+                                   document::OutputFormat format, bool paginate, double seconds);
+
 // The multipart form's answer: {"success": true, "format", "output" (not for json),
 // "page_count", "processing_time", "pages": [{"page", "width", "height", "source", "results"}],
 // "results": every page's lines}.

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cerrno>
 #include <csignal>
+#include <cstdio>
 #include <deque>
 #include <exception>
 #include <functional>
@@ -35,6 +36,7 @@
 #include "http/api.h"
 #include "http/error_mapping.h"
 #include "http/metrics.h"
+#include "jobs/job_store.h"
 #include "sched/scheduler.h"
 
 namespace ocr::http {
@@ -84,16 +86,21 @@ struct Server::Impl {
         scheduler(s),
         group_pipelines(std::move(p)),
         memory_budget(config.memory_budget_bytes),
+        jobs(config.jobs,
+             jobs::PageWorkers{&scheduler, group_pipelines,
+                               [this](const document::DocumentPage& page) { RecordPage(page); }},
+             scheduler.worker_count()),
         strand(net::make_strand(ioc)),
         acceptor(strand),
         signals(strand, SIGINT, SIGTERM),
         drain_timer(strand),
+        sweep_timer(strand),
         metrics([this] {
           return Metrics::Gauges{scheduler.queued(), static_cast<size_t>(scheduler.busy()),
                                  static_cast<size_t>(live_sessions.load())};
         }),
         api(config, MakeServingFacts(scheduler), &memory_budget, group_pipelines.front(), metrics,
-            {[this] { return draining.load(); }, [this] { return scheduler.full(); }}) {
+            {[this] { return draining.load(); }, [this] { return scheduler.full(); }}, jobs) {
     access_log = spdlog::get("access");
     if (!access_log) {
       access_log = spdlog::stderr_logger_mt("access");
@@ -107,7 +114,15 @@ struct Server::Impl {
   void OnSignal(beast::error_code ec, int signo);
   void BeginDrain();
   void PollDrain();
+  void Sweep();
   void RunIo();
+
+  // A page of a job or stream in the metrics, as DocumentReply counts the pages it answers.
+  void RecordPage(const document::DocumentPage& page) {
+    if (!page.from_text_layer)
+      metrics.RecordPipeline(page.times, page.lines.size());
+    metrics.RecordPages(1);
+  }
 
   static ServingFacts MakeServingFacts(const sched::Scheduler& s) {
     ServingFacts facts;
@@ -124,6 +139,7 @@ struct Server::Impl {
   // Per worker group, the model sets in the same order (index 0 is the default).
   const std::vector<std::vector<const pipeline::Pipeline*>> group_pipelines;
   sched::MemoryBudget memory_budget;  // outlives the api and the work it hands out
+  jobs::JobStore jobs;                // long documents; outlives the api
   std::shared_ptr<spdlog::logger> access_log;
   std::atomic<bool> draining{false};
   std::atomic<int> live_sessions{0};
@@ -137,6 +153,7 @@ struct Server::Impl {
   tcp::acceptor acceptor;
   net::signal_set signals;
   net::steady_timer drain_timer;
+  net::steady_timer sweep_timer;  // expires jobs and stops those past --job-timeout
   Metrics metrics;
   const Api api;
 };
@@ -246,6 +263,7 @@ class Session : public std::enable_shared_from_this<Session> {
     request_.content_type = std::string(req[bhttp::field::content_type]);
     request_.if_none_match = std::string(req[bhttp::field::if_none_match]);
     request_.origin = std::string(req[bhttp::field::origin]);
+    request_.last_event_id = std::string(req["Last-Event-ID"]);
     request_.body = std::move(req.body());
     Routed routed;
     try {
@@ -285,6 +303,10 @@ class Session : public std::enable_shared_from_this<Session> {
       const bool stopped = stop->stop_requested();
       net::post(self->stream_.get_executor(),
                 [self, generation, stopped, r = std::move(reply)]() mutable {
+                  if (!self->IsCurrent(generation) || stopped) {
+                    if (r.stream)
+                      r.stream->Abort();  // a stream nobody will read: its pages stop
+                  }
                   if (!self->IsCurrent(generation))
                     return;  // the deadline answered already
                   self->deadline_.cancel();
@@ -382,6 +404,10 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   void Send(Reply reply) {
+    if (reply.stream) {
+      SendStream(std::move(reply));
+      return;
+    }
     answered_ = true;
     lines_ = reply.lines;
     // Recorded before the write, so a client that scrapes right after its answer sees it.
@@ -405,6 +431,147 @@ class Session : public std::enable_shared_from_this<Session> {
     stream_.expires_after(server_.config.read_timeout);
     bhttp::async_write(stream_, res_,
                        beast::bind_front_handler(&Session::OnWrite, shared_from_this()));
+  }
+
+  // A streamed answer: the header now, then the stream's pieces as they become ready, chunked
+  // (HTTP/1.0: raw, and the connection closes at the end). No deadline applies: the job behind
+  // the stream has its own (--job-timeout).
+  void SendStream(Reply reply) {
+    answered_ = true;
+    streaming_ = reply.stream;
+    stream_bytes_ = 0;
+    server_.metrics.RecordRequest(route_, method_, reply.status,
+                                  std::chrono::duration<double>(Clock::now() - received_).count());
+    server_.api.Decorate(reply, request_);
+    head_ = {static_cast<bhttp::status>(reply.status), version_};
+    head_.set(bhttp::field::server, "onnxocr");
+    head_.set(bhttp::field::content_type, reply.content_type);
+    head_.set("X-Request-Id", request_id_);
+    for (auto& [name, value] : reply.headers)
+      head_.set(name, value);
+    chunked_ = version_ >= 11;
+    if (!chunked_)
+      keep_alive_ = false;
+    head_.keep_alive(keep_alive_ && !server_.draining.load());
+    head_.chunked(chunked_);
+    head_serializer_.emplace(head_);
+    stream_.expires_after(server_.config.read_timeout);
+    bhttp::async_write_header(
+        stream_, *head_serializer_,
+        beast::bind_front_handler(&Session::OnStreamHeader, shared_from_this()));
+  }
+
+  void OnStreamHeader(beast::error_code ec, std::size_t bytes) {
+    stream_bytes_ += bytes;
+    if (ec) {
+      EndStream("writing a stream's header: " + ec.message());
+      return;
+    }
+    std::weak_ptr<Session> weak = weak_from_this();
+    streaming_->Start([weak] {
+      if (auto self = weak.lock())
+        net::post(self->stream_.get_executor(), [self] { self->PumpStream(); });
+    });
+    WatchStreamHangup();
+    PumpStream();
+  }
+
+  // Sends what the stream has ready; when nothing is, waits for its wake-up (or the heartbeat).
+  void PumpStream() {
+    if (!streaming_ || stream_writing_)
+      return;
+    ReplyStream::Piece piece = streaming_->Next();
+    if (piece.bytes.empty() && !piece.last) {
+      stream_.expires_never();
+      deadline_.expires_after(kHeartbeat);
+      deadline_.async_wait([self = shared_from_this(), target = streaming_](beast::error_code e) {
+        if (e || self->streaming_ != target || self->stream_writing_)
+          return;
+        if (std::string beat = target->Heartbeat(); !beat.empty())
+          self->WritePiece({std::move(beat), false});
+        else
+          self->PumpStream();
+      });
+      return;
+    }
+    deadline_.cancel();
+    WritePiece(std::move(piece));
+  }
+
+  void WritePiece(ReplyStream::Piece piece) {
+    stream_writing_ = true;
+    stream_last_ = piece.last;
+    stream_out_.clear();
+    if (chunked_) {
+      if (!piece.bytes.empty()) {
+        char size[20];
+        const int n = std::snprintf(size, sizeof(size), "%zx\r\n", piece.bytes.size());
+        stream_out_.append(size, static_cast<std::size_t>(n));
+        stream_out_ += piece.bytes;
+        stream_out_ += "\r\n";
+      }
+      if (piece.last)
+        stream_out_ += "0\r\n\r\n";
+    } else {
+      stream_out_ = std::move(piece.bytes);
+    }
+    stream_.expires_after(server_.config.read_timeout);
+    net::async_write(stream_, net::buffer(stream_out_),
+                     beast::bind_front_handler(&Session::OnStreamWrite, shared_from_this()));
+  }
+
+  void OnStreamWrite(beast::error_code ec, std::size_t bytes) {
+    stream_writing_ = false;
+    stream_bytes_ += bytes;
+    if (ec) {
+      EndStream("writing a stream: " + ec.message());
+      return;
+    }
+    if (!stream_last_) {
+      PumpStream();
+      return;
+    }
+    streaming_.reset();
+    LogAccess(*server_.access_log,
+              {request_id_, method_, path_, head_.result_int(), stream_bytes_,
+               std::chrono::duration<double, std::milli>(Clock::now() - received_).count(), -1});
+    busy_ = false;
+    if (!head_.keep_alive()) {
+      beast::error_code ignored;
+      stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+      stream_.socket().cancel(ignored);
+      return;
+    }
+    DoRead();
+  }
+
+  // The stream cannot go on (the client left, a write failed): stop what exists only for it.
+  void EndStream(std::string_view why) {
+    if (streaming_) {
+      streaming_->Abort();
+      streaming_.reset();
+      spdlog::info("request_id={} stream ended early: {}", request_id_, why);
+    }
+    deadline_.cancel();
+    busy_ = false;
+    Close(why);
+  }
+
+  // While a stream runs, a client that closes its end is noticed at once (not at the next write,
+  // which may be a page away), so a stream's remaining pages are cancelled within milliseconds.
+  void WatchStreamHangup() {
+    stream_.socket().async_wait(
+        tcp::socket::wait_read,
+        [self = shared_from_this(), target = streaming_](beast::error_code ec) {
+          if (ec || self->streaming_ != target)
+            return;
+          char byte = 0;
+          const ssize_t n =
+              ::recv(self->stream_.socket().native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+          if (n > 0 || (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)))
+            return;  // bytes of a next request: read after the stream
+          self->EndStream("client hung up");
+        });
   }
 
   void OnWrite(beast::error_code ec, std::size_t bytes) {
@@ -438,12 +605,24 @@ class Session : public std::enable_shared_from_this<Session> {
     stream_.close();
   }
 
+  // How often an idle event stream sends a comment, under the 60 s that proxies commonly allow.
+  static constexpr std::chrono::seconds kHeartbeat{15};
+
   beast::tcp_stream stream_;
   Server::Impl& server_;
   beast::flat_buffer buffer_;
   std::optional<bhttp::request_parser<bhttp::string_body>> parser_;
   Response res_;
   bhttp::response<bhttp::empty_body> continue_;
+  // A streamed answer in progress (strand only).
+  std::shared_ptr<ReplyStream> streaming_;
+  bhttp::response<bhttp::empty_body> head_;
+  std::optional<bhttp::response_serializer<bhttp::empty_body>> head_serializer_;
+  std::string stream_out_;
+  bool chunked_ = true;
+  bool stream_writing_ = false;
+  bool stream_last_ = false;
+  std::size_t stream_bytes_ = 0;
   // The request being answered (strand only).
   bool busy_ = false;
   bool answered_ = false;         // the current request has its reply (from work or deadline)
@@ -536,6 +715,7 @@ void Server::Impl::OnSignal(beast::error_code ec, int signo) {
 
 void Server::Impl::BeginDrain() {
   draining.store(true);
+  jobs.StopAdmitting();
   beast::error_code ignored;
   acceptor.close(ignored);
   std::vector<std::weak_ptr<Session>> snapshot;
@@ -552,20 +732,38 @@ void Server::Impl::BeginDrain() {
 }
 
 void Server::Impl::PollDrain() {
-  if (live_sessions.load() == 0) {
+  // Jobs running when SIGTERM came may finish within the drain time; then they are cancelled.
+  if (live_sessions.load() == 0 && jobs.unfinished() == 0) {
     spdlog::info("drained; stopping");
     ioc.stop();
     return;
   }
   if (Clock::now() >= drain_deadline) {
-    spdlog::warn("drain timeout: closing {} connection(s)", live_sessions.load());
-    ioc.stop();
-    return;
+    if (jobs.unfinished() > 0) {
+      spdlog::warn("drain timeout: cancelling {} unfinished job(s)", jobs.unfinished());
+      jobs.CancelAll(
+          Status(StatusCode::kUnavailable, "the server is shutting down; send the document again"));
+      // A moment for streams to send their last line.
+      drain_deadline = Clock::now() + std::chrono::milliseconds(500);
+    } else {
+      spdlog::warn("drain timeout: closing {} connection(s)", live_sessions.load());
+      ioc.stop();
+      return;
+    }
   }
   drain_timer.expires_after(std::chrono::milliseconds(20));
   drain_timer.async_wait([this](beast::error_code ec) {
     if (!ec)
       PollDrain();
+  });
+}
+
+void Server::Impl::Sweep() {
+  jobs.Sweep();
+  sweep_timer.expires_after(std::chrono::milliseconds(500));
+  sweep_timer.async_wait([this](beast::error_code ec) {
+    if (!ec)
+      Sweep();
   });
 }
 
@@ -591,6 +789,7 @@ Status Server::Run() {
   OCR_RETURN_IF_ERROR(s.Listen());
   net::dispatch(s.strand, [&s] {
     s.DoAccept();
+    s.Sweep();
     s.signals.async_wait(beast::bind_front_handler(&Server::Impl::OnSignal, &s));
   });
   {
@@ -599,6 +798,7 @@ Status Server::Run() {
       io.emplace_back([&s] { s.RunIo(); });
     s.RunIo();
   }
+  s.jobs.CancelAll(Status(StatusCode::kUnavailable, "the server is shutting down"));
   s.scheduler.Stop();  // drops queued jobs; a job already running finishes first
   spdlog::info("stopped");
   return Status::Ok();

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "document/limits.h"
+#include "jobs/job_store.h"
 
 namespace ocr::http {
 
@@ -25,6 +26,7 @@ struct ServerConfig {
   // Estimated peak bytes that requests in flight may hold together; beyond it 503 server_busy
   // (or 422 image_too_large for one document bigger than all of it). 0 = no budget.
   std::int64_t memory_budget_bytes = 0;
+  jobs::JobLimits jobs;  // --max-jobs, --job-ttl, --job-timeout: long documents
 };
 
 }  // namespace ocr::http

@@ -1,6 +1,7 @@
 #include "sched/scheduler.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <deque>
 #include <exception>
@@ -61,6 +62,14 @@ class ForkJoin {
   std::exception_ptr error_ GUARDED_BY(mu_);
 };
 
+// The priority of the job the current worker thread runs (inline-run interactive jobs set it for
+// their duration): what a ParallelFor's parts inherit.
+thread_local Priority current_priority = Priority::kInteractive;
+
+constexpr size_t Rank(Priority p) {
+  return p == Priority::kInteractive ? 0 : 1;
+}
+
 class GroupRunner final : public TaskRunner {
  public:
   GroupRunner(Scheduler::State& state, int group) : state_(state), group_(group) {}
@@ -87,9 +96,10 @@ struct Scheduler::State {
   // The changing part of a worker group, in `idle` under mu (an annotation cannot name the
   // State's mutex from inside Group).
   struct GroupIdle {
-    int sleeping = 0;                            // workers waiting on the group's cv
-    int woken = 0;                               // of those, already notified (not yet running)
-    std::deque<std::shared_ptr<ForkJoin>> help;  // ParallelFors with unclaimed items
+    int sleeping = 0;  // workers waiting on the group's cv
+    int woken = 0;     // of those, already notified (not yet running)
+    // ParallelFors with unclaimed items, by Rank(priority).
+    std::array<std::deque<std::shared_ptr<ForkJoin>>, 2> help;
   };
 
   State(std::vector<WorkerGroupPlan> plan, SchedulerConfig c)
@@ -110,13 +120,24 @@ struct Scheduler::State {
 
   void WorkerLoop(int group, int worker) EXCLUDES(mu);
   void Execute(Job& job, WorkerContext& context);
+  // Runs the oldest waiting interactive job on this thread, if there is one (a background job's
+  // ParallelFor between two parts). False when none waits.
+  bool RunInteractiveInline(int group) EXCLUDES(mu);
+
+  // The first ParallelFor of `help` with unclaimed items, dropping exhausted ones.
+  static std::shared_ptr<ForkJoin> NextHelp(std::deque<std::shared_ptr<ForkJoin>>& help) {
+    while (!help.empty() && help.front()->exhausted())
+      help.pop_front();
+    return help.empty() ? nullptr : help.front();
+  }
 
   const SchedulerConfig config;
   const std::vector<WorkerGroupPlan> plans;
   std::vector<std::unique_ptr<Group>> groups;  // set by the constructor, then read-only
   mutable Mutex mu;
-  std::vector<GroupIdle> idle GUARDED_BY(mu);  // one per group, same index
-  std::deque<Job> queue GUARDED_BY(mu);
+  std::vector<GroupIdle> idle GUARDED_BY(mu);            // one per group, same index
+  std::array<std::deque<Job>, 2> queues GUARDED_BY(mu);  // by Rank(priority)
+  std::atomic<size_t> interactive_waiting{0};            // queues[0].size(), read without mu
   bool stopping GUARDED_BY(mu) = false;
   std::atomic<int> busy{0};
   std::vector<std::jthread> threads;  // Start() and Stop() only
@@ -131,12 +152,19 @@ void GroupRunner::ParallelFor(size_t n, const std::function<void(size_t)>& fn) {
   auto work = std::make_shared<ForkJoin>(n, fn);
   const int helpers = static_cast<int>(
       std::min(n - 1, std::max<size_t>(state_.groups[g]->plan.cpus.size(), 1) - 1));
+  const Priority priority = current_priority;
   if (helpers > 0) {
     MutexLock lock(&state_.mu);
-    state_.idle[g].help.push_back(work);
+    state_.idle[g].help[Rank(priority)].push_back(work);
     state_.Wake(g, helpers);
   }
-  while (work->RunOne()) {
+  for (;;) {
+    if (priority == Priority::kBackground && state_.interactive_waiting.load() > 0 &&
+        state_.RunInteractiveInline(group_)) {
+      continue;
+    }
+    if (!work->RunOne())
+      break;
   }
   work->Wait();
 }
@@ -153,7 +181,14 @@ void Scheduler::State::Execute(Job& job, WorkerContext& context) {
         job.dropped(why);
       return;
     }
-    job.run(context);
+    const Priority outer = std::exchange(current_priority, job.priority);
+    try {
+      job.run(context);
+    } catch (...) {
+      current_priority = outer;
+      throw;
+    }
+    current_priority = outer;
   } catch (const std::exception& e) {
     spdlog::error("scheduler: a job threw: {}", e.what());
   } catch (...) {
@@ -167,33 +202,56 @@ void Scheduler::State::WorkerLoop(int group_index, int worker) {
   WorkerContext context{group_index, worker, group.runner};
   MutexLock lock(&mu);
   while (!stopping) {
-    // New jobs first: a waiting request should start before another one gets a second core.
-    if (!queue.empty()) {
-      Job job = std::move(queue.front());
-      queue.pop_front();
-      busy.fetch_add(1);
-      mu.Unlock();
-      Execute(job, context);
-      job = {};  // release captures before taking the lock
-      busy.fetch_sub(1);
-      mu.Lock();
-      continue;
+    // Interactive before background; within each, new jobs first: a waiting request should
+    // start before another one gets a second core.
+    bool ran = false;
+    for (size_t rank = 0; rank < queues.size() && !ran; ++rank) {
+      if (!queues[rank].empty()) {
+        Job job = std::move(queues[rank].front());
+        queues[rank].pop_front();
+        if (rank == 0)
+          interactive_waiting.store(queues[0].size());
+        busy.fetch_add(1);
+        mu.Unlock();
+        Execute(job, context);
+        job = {};  // release captures before taking the lock
+        busy.fetch_sub(1);
+        mu.Lock();
+        ran = true;
+      } else if (std::shared_ptr<ForkJoin> work = NextHelp(idle[g].help[rank])) {
+        mu.Unlock();
+        work->RunOne();  // one item, then look for new jobs again
+        work = nullptr;
+        mu.Lock();
+        ran = true;
+      }
     }
-    while (!idle[g].help.empty() && idle[g].help.front()->exhausted())
-      idle[g].help.pop_front();
-    if (!idle[g].help.empty()) {
-      std::shared_ptr<ForkJoin> work = idle[g].help.front();
-      mu.Unlock();
-      work->RunOne();  // one item, then look for new jobs again
-      mu.Lock();
+    if (ran)
       continue;
-    }
     ++idle[g].sleeping;
     group.cv.Wait(&mu);
     --idle[g].sleeping;
     if (idle[g].woken > 0)
       --idle[g].woken;
   }
+}
+
+bool Scheduler::State::RunInteractiveInline(int group_index) {
+  Job job;
+  {
+    MutexLock lock(&mu);
+    if (queues[0].empty() || stopping)
+      return false;
+    job = std::move(queues[0].front());
+    queues[0].pop_front();
+    interactive_waiting.store(queues[0].size());
+  }
+  // The worker index is not known here; the group is what a job uses.
+  WorkerContext context{group_index, -1, groups[static_cast<size_t>(group_index)]->runner};
+  busy.fetch_add(1);
+  Execute(job, context);
+  busy.fetch_sub(1);
+  return true;
 }
 
 Scheduler::Scheduler(std::unique_ptr<State> state) : state_(std::move(state)) {}
@@ -247,11 +305,15 @@ Status Scheduler::Submit(Job job) {
     MutexLock lock(&s.mu);
     if (s.stopping)
       return Cancelled();
-    if (s.queue.size() >= s.config.queue_capacity) {
-      return Status(StatusCode::kResourceExhausted,
-                    "all " + std::to_string(s.queue.size()) + " queue places are taken");
+    std::deque<Job>& queue = s.queues[Rank(job.priority)];
+    if (job.priority == Priority::kInteractive) {
+      if (queue.size() >= s.config.queue_capacity) {
+        return Status(StatusCode::kResourceExhausted,
+                      "all " + std::to_string(queue.size()) + " queue places are taken");
+      }
+      s.interactive_waiting.store(queue.size() + 1);
     }
-    s.queue.push_back(std::move(job));
+    queue.push_back(std::move(job));
     // Wake the group with the most idle workers; when none is idle, a worker that finishes
     // its job takes this one.
     std::optional<size_t> target;
@@ -273,7 +335,12 @@ void Scheduler::Stop() {
     if (s.stopping && s.threads.empty())
       return;
     s.stopping = true;
-    dropped.swap(s.queue);
+    for (std::deque<Job>& queue : s.queues) {
+      for (Job& job : queue)
+        dropped.push_back(std::move(job));
+      queue.clear();
+    }
+    s.interactive_waiting.store(0);
     for (auto& g : s.groups)
       g->cv.SignalAll();
   }
@@ -287,13 +354,13 @@ void Scheduler::Stop() {
 size_t Scheduler::queued() const {
   const State& s = *state_;
   MutexLock lock(&s.mu);
-  return s.queue.size();
+  return s.queues[0].size() + s.queues[1].size();
 }
 
 bool Scheduler::full() const {
   const State& s = *state_;
   MutexLock lock(&s.mu);
-  return s.queue.size() >= s.config.queue_capacity;
+  return s.queues[0].size() >= s.config.queue_capacity;
 }
 
 size_t Scheduler::capacity() const {

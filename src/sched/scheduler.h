@@ -2,6 +2,12 @@
 // (one group per NUMA node, one worker thread pinned to each core). Jobs are type-erased; the
 // scheduler knows nothing of OCR.
 //
+// Two priorities: interactive jobs (single requests a person waits for) run before background
+// jobs (the pages of long documents). A worker looks for work in this order: an interactive job,
+// an unclaimed part of an interactive job, a background job, a part of a background job. A worker
+// running parts of a background job also runs a waiting interactive job between two parts, so an
+// interactive request waits for at most one part (a recognition batch), not for a whole page.
+//
 // How work spreads: an idle worker takes the next admitted job and runs it. A job that has
 // independent parts (the recognition batches of one image, the pages of a document) hands them to
 // ParallelFor on its group's TaskRunner; the job's own thread runs parts, and idle workers of the
@@ -9,7 +15,8 @@
 // one core with no contention, while a lone request gets every core of its group. A new job is
 // woken on the group with the most idle workers (least loaded).
 //
-// Invariants: at most queue_capacity jobs wait; every admitted job is either run or handed to its
+// Invariants: at most queue_capacity interactive jobs wait (background jobs are bounded by their
+// callers); every admitted job is either run or handed to its
 // `dropped` callback exactly once (deadline passed or cancelled while queued, or Stop()).
 // Thread-safety: Submit(), queued(), busy() and the runners are safe from any thread.
 #pragma once
@@ -35,8 +42,11 @@ struct WorkerContext {
   TaskRunner& runner;  // ParallelFor over this worker's group
 };
 
+enum class Priority { kInteractive, kBackground };
+
 struct Job {
   std::function<void(WorkerContext&)> run;
+  Priority priority = Priority::kInteractive;
   // A job still queued at its deadline, or whose `cancel` was requested, is not run:
   // `dropped` gets kDeadlineExceeded or kCancelled instead (also kCancelled from Stop()).
   Clock::time_point deadline = Clock::time_point::max();
@@ -45,7 +55,7 @@ struct Job {
 };
 
 struct SchedulerConfig {
-  size_t queue_capacity = 64;  // admitted jobs waiting for a worker; Submit refuses beyond it
+  size_t queue_capacity = 64;  // interactive jobs waiting for a worker; Submit refuses beyond it
   bool pin_threads = true;     // pin each worker to its CPU (off: leave placement to the kernel)
 };
 
@@ -62,16 +72,17 @@ class Scheduler {
   Scheduler(const Scheduler&) = delete;
   Scheduler& operator=(const Scheduler&) = delete;
 
-  // Admits a job. Errors: kResourceExhausted when the queue is full; kCancelled after Stop().
+  // Admits a job. Errors: kResourceExhausted when the interactive queue is full (background jobs
+  // are always admitted); kCancelled after Stop().
   Status Submit(Job job);
 
   // Refuses new jobs, drops the queued ones (kCancelled), waits for running jobs, joins the
   // workers. Idempotent.
   void Stop();
 
-  size_t queued() const;
-  bool full() const;
-  int busy() const;  // jobs running now
+  size_t queued() const;  // jobs waiting, of both priorities
+  bool full() const;      // the interactive queue is full
+  int busy() const;       // jobs running now
   size_t capacity() const;
   int worker_count() const;
   const std::vector<WorkerGroupPlan>& plan() const;

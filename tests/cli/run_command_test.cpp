@@ -1,4 +1,5 @@
 // `onnxocr` as a user runs it: a child process, its exit code, stdout and stderr.
+#include <pty.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -13,6 +14,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "cli/progress_bar.h"
 #include "image/test_images.h"
 #include "pdf/test_documents.h"
 #include "pdf/test_pdfs.h"
@@ -33,6 +35,19 @@ std::string Slurp(const std::string& path) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
+// In a forked child: becomes `onnxocr ARGS` (without ONNXOCR_MODELS from the test's environment).
+[[noreturn]] void ExecOnnxocr(const std::vector<std::string>& args) {
+  std::string binary = OCR_ONNXOCR_BINARY;
+  std::vector<std::string> copy = args;
+  std::vector<char*> argv = {binary.data()};
+  for (auto& a : copy)
+    argv.push_back(a.data());
+  argv.push_back(nullptr);
+  unsetenv("ONNXOCR_MODELS");
+  execv(binary.c_str(), argv.data());
+  _exit(127);
+}
+
 Outcome RunOnnxocr(const std::vector<std::string>& args) {
   static int counter = 0;
   const std::string base =
@@ -45,16 +60,7 @@ Outcome RunOnnxocr(const std::vector<std::string>& args) {
       _exit(126);
     if (freopen(err_path.c_str(), "w", stderr) == nullptr)
       _exit(126);
-    std::vector<char*> argv;
-    std::string binary = OCR_ONNXOCR_BINARY;
-    argv.push_back(binary.data());
-    std::vector<std::string> copy = args;
-    for (auto& a : copy)
-      argv.push_back(a.data());
-    argv.push_back(nullptr);
-    unsetenv("ONNXOCR_MODELS");
-    execv(binary.c_str(), argv.data());
-    _exit(127);
+    ExecOnnxocr(args);
   }
   int status = 0;
   waitpid(pid, &status, 0);
@@ -186,6 +192,54 @@ TEST(RunCommandTest, ReadsPdfsPageByPageInMarkdownAndJson) {
   ASSERT_EQ(j["pages"].size(), 1u);
   EXPECT_EQ(j["pages"][0]["source"], "text_layer");
   EXPECT_EQ(j["results"][0]["text"], "Chapter two");
+}
+
+// `onnxocr run ARGS` with stderr on a pseudo-terminal (stdout to /dev/null): what the terminal
+// showed.
+std::string RunOnTerminal(const std::vector<std::string>& args) {
+  int master = -1;
+  int slave = -1;
+  if (openpty(&master, &slave, nullptr, nullptr, nullptr) != 0)
+    return "openpty failed";
+  const pid_t pid = fork();
+  if (pid == 0) {
+    close(master);
+    if (freopen("/dev/null", "w", stdout) == nullptr)
+      _exit(126);
+    dup2(slave, STDERR_FILENO);
+    ExecOnnxocr(args);
+  }
+  close(slave);
+  std::string seen;
+  char buf[4096];
+  ssize_t n;
+  while ((n = read(master, buf, sizeof buf)) > 0)  // EIO once the child has exited
+    seen.append(buf, static_cast<size_t>(n));
+  close(master);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return seen;
+}
+
+TEST(RunCommandTest, DrawsAProgressBarOnlyOnATerminal) {
+  std::string missing;
+  if (!pdf::testing::HaveTools(&missing))
+    GTEST_SKIP() << "PDF tools missing: " << missing;
+  const auto pdf = pdf::testing::MakeTextPdf("cli_progress", {"One", "Two", "Three"}, "a4");
+  ASSERT_FALSE(pdf.empty());
+  const Outcome piped = RunOnnxocr({"run", "--format", "text", pdf.string()});
+  ASSERT_EQ(piped.exit_code, 0);
+  EXPECT_EQ(piped.err, "") << "nothing extra when stderr is not a terminal";
+  const std::string shown = RunOnTerminal({"run", "--format", "text", pdf.string()});
+  EXPECT_NE(shown.find("3/3 pages"), std::string::npos) << shown;
+  EXPECT_NE(shown.find("1/3 pages"), std::string::npos) << shown;
+  EXPECT_NE(shown.find("\r"), std::string::npos) << "the bar is redrawn in place";
+}
+
+TEST(ProgressBarTest, RendersDoneOfTotalAndRate) {
+  EXPECT_EQ(ProgressBar::Render(12, 48, 6.0), "[#####...............] 12/48 pages, 2.0 pages/s");
+  EXPECT_EQ(ProgressBar::Render(0, 48, 0.0), "[....................] 0/48 pages");
+  EXPECT_EQ(ProgressBar::Render(48, 48, 24.0), "[####################] 48/48 pages, 2.0 pages/s");
 }
 
 }  // namespace

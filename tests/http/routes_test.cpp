@@ -23,32 +23,6 @@ namespace {
 
 using namespace testing_support;  // NOLINT(google-build-using-namespace): test helpers
 
-struct FormField {
-  std::string name;
-  std::string value;
-  std::string filename = {};  // set for file parts
-};
-
-Request FormRequest(const std::vector<FormField>& fields, std::string target = "/ocr") {
-  const std::string boundary = "----onnxocrTestBoundary7MA4YWxk";
-  std::string body;
-  for (const auto& f : fields) {
-    body += "--" + boundary + "\r\nContent-Disposition: form-data; name=\"" + f.name + "\"";
-    if (!f.filename.empty()) {
-      body += "; filename=\"" + f.filename + "\"\r\nContent-Type: application/octet-stream";
-    }
-    body += "\r\n\r\n" + f.value + "\r\n";
-  }
-  body += "--" + boundary + "--\r\n";
-  return MakeRequest(bhttp::verb::post, std::move(target), std::move(body),
-                     "multipart/form-data; boundary=" + boundary);
-}
-
-std::string Header(const Response& res, std::string_view name) {
-  const auto it = res.find(beast::string_view(name.data(), name.size()));
-  return it == res.end() ? std::string() : std::string(it->value());
-}
-
 class RoutesTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {

@@ -7,6 +7,7 @@
 #include <latch>
 #include <mutex>
 #include <set>
+#include <string>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -265,6 +266,105 @@ TEST(SchedulerTest, InitRunsOncePerGroupBeforeServing) {
   });
   ASSERT_FALSE(failed.ok());
   EXPECT_EQ(failed.status().code(), StatusCode::kModelLoadFailed);
+}
+
+}  // namespace
+}  // namespace ocr::sched
+
+namespace ocr::sched {
+namespace {
+
+// Records the order in which jobs and parts ran.
+struct Order {
+  std::mutex mu;
+  std::vector<std::string> ran;
+
+  void Add(std::string what) {
+    std::lock_guard lock(mu);
+    ran.push_back(std::move(what));
+  }
+};
+
+Job Recording(Order& order, std::string name, Priority priority, std::latch* done = nullptr) {
+  Job job;
+  job.priority = priority;
+  job.run = [&order, name = std::move(name), done](WorkerContext&) {
+    order.Add(name);
+    if (done)
+      done->count_down();
+  };
+  return job;
+}
+
+TEST(SchedulerPriorityTest, InteractiveJobsRunBeforeWaitingBackgroundJobs) {
+  auto s = StartScheduler(OneGroup(1));
+  Blocker blocker;
+  ASSERT_TRUE(s->Submit(blocker.MakeJob()).ok());
+  blocker.started.wait();
+  Order order;
+  std::latch done(4);
+  for (const char* name : {"page 1", "page 2", "page 3"})
+    ASSERT_TRUE(s->Submit(Recording(order, name, Priority::kBackground, &done)).ok());
+  ASSERT_TRUE(s->Submit(Recording(order, "request", Priority::kInteractive, &done)).ok());
+  blocker.release.set_value();
+  done.wait();
+  EXPECT_EQ(order.ran, (std::vector<std::string>{"request", "page 1", "page 2", "page 3"}));
+}
+
+// The queue capacity bounds waiting interactive requests; background work is bounded by whoever
+// submits it (a job's page window), so it is always admitted.
+TEST(SchedulerPriorityTest, CapacityBoundsOnlyInteractiveJobs) {
+  auto s = StartScheduler(OneGroup(1), /*capacity=*/1);
+  Blocker blocker;
+  ASSERT_TRUE(s->Submit(blocker.MakeJob()).ok());
+  blocker.started.wait();
+  Order order;
+  std::latch done(6);
+  for (int i = 0; i < 5; ++i) {
+    EXPECT_TRUE(s->Submit(Recording(order, "page", Priority::kBackground, &done)).ok());
+  }
+  EXPECT_FALSE(s->full());
+  EXPECT_TRUE(s->Submit(Recording(order, "request", Priority::kInteractive, &done)).ok());
+  EXPECT_TRUE(s->full());
+  const Status refused = s->Submit(Recording(order, "refused", Priority::kInteractive));
+  EXPECT_EQ(refused.code(), StatusCode::kResourceExhausted);
+  EXPECT_EQ(s->queued(), 6u);
+  blocker.release.set_value();
+  done.wait();
+  EXPECT_EQ(order.ran.front(), "request");
+}
+
+// A background job in a ParallelFor (a page's recognition batches) lets a request that arrives
+// meanwhile run between two of its parts, on its own thread: the request waits for one part, not
+// for the page.
+TEST(SchedulerPriorityTest, BackgroundPartsYieldToAWaitingRequest) {
+  auto s = StartScheduler(OneGroup(1));
+  Order order;
+  std::promise<void> submit_now;
+  std::promise<void> submitted;
+  std::latch done(1);
+  Job page;
+  page.priority = Priority::kBackground;
+  page.run = [&](WorkerContext& context) {
+    context.runner.ParallelFor(3, [&](size_t part) {
+      order.Add("part " + std::to_string(part));
+      if (part == 0) {
+        submit_now.set_value();
+        submitted.get_future().wait();
+      }
+    });
+    done.count_down();
+  };
+  ASSERT_TRUE(s->Submit(std::move(page)).ok());
+  submit_now.get_future().wait();
+  std::latch request_done(1);
+  Job request = Recording(order, "request", Priority::kInteractive, &request_done);
+  // The request's own parts are interactive again (its ParallelFor inherits its priority).
+  ASSERT_TRUE(s->Submit(std::move(request)).ok());
+  submitted.set_value();
+  done.wait();
+  request_done.wait();
+  EXPECT_EQ(order.ran, (std::vector<std::string>{"part 0", "request", "part 1", "part 2"}));
 }
 
 }  // namespace

@@ -1,0 +1,170 @@
+// DocumentJob: one long document read page by page on the scheduler's workers at background
+// priority, so interactive requests go first (sched/scheduler.h). What both the asynchronous jobs
+// (POST /jobs) and the streamed answers (POST /ocr with stream=true) run.
+//
+// Pages run as separate scheduler jobs, at most `window` at once (the worker count): a job alone
+// keeps every worker busy, and several jobs interleave their pages instead of queueing whole
+// documents. Finished pages are kept in page order; every change is an event in one ordered log
+// (progress, then the pages that became contiguous, then the end), which watchers read from their
+// own cursor: the transport turns it into NDJSON lines or Server-Sent Events.
+//
+// Lifecycle: queued -> running (a first page started) -> succeeded | failed | cancelled. The
+// upload and the document reader are freed when the job ends; the results when it is destroyed.
+// Thread-safety: every public member is safe from any thread.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <stop_token>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/mutex.h"
+#include "common/status.h"
+#include "document/document.h"
+#include "document/render.h"
+#include "pipeline/pipeline.h"
+#include "sched/memory_budget.h"
+#include "sched/scheduler.h"
+
+namespace ocr::jobs {
+
+enum class JobState { kQueued, kRunning, kSucceeded, kFailed, kCancelled };
+
+// "queued", "running", "succeeded", "failed", "cancelled".
+std::string_view StateName(JobState state);
+
+inline bool IsFinished(JobState state) {
+  return state != JobState::kQueued && state != JobState::kRunning;
+}
+
+// Where pages run: the scheduler's workers; group g reads with group_pipelines[g][pipeline].
+// REQUIRES: the scheduler and pipelines outlive every job.
+struct PageWorkers {
+  sched::Scheduler* scheduler = nullptr;
+  std::vector<std::vector<const pipeline::Pipeline*>> group_pipelines;
+  // Called after each page read, on its worker (the server's metrics); may be empty.
+  std::function<void(const document::DocumentPage& page)> page_read;
+};
+
+// Everything a job needs, made by the route that admits it.
+struct JobSpec {
+  std::unique_ptr<const std::string> upload;  // owns the bytes the reader reads
+  std::unique_ptr<document::PageReader> reader;
+  std::size_t pipeline = 0;  // index of the model set in each group's list
+  // How the answer is shaped (GET /jobs/{id}/result, the stream's last line).
+  document::OutputFormat format = document::OutputFormat::kJson;
+  bool paginate = false;
+  bool word_boxes = false;
+  // Released when the job ends (upload, pages in flight) and when it is destroyed (results).
+  std::optional<sched::MemoryBudget::Lease> work_lease;
+  std::optional<sched::MemoryBudget::Lease> result_lease;
+};
+
+struct JobEvent {
+  enum class Kind { kProgress, kPage, kEnd };
+  Kind kind = Kind::kProgress;
+  std::size_t index = 0;  // kPage: which of the job's pages (0 .. pages_total - 1)
+  int pages_done = 0;     // kProgress: pages finished so far
+};
+
+struct JobSnapshot {
+  JobState state = JobState::kQueued;
+  int page_count = 0;   // pages in the document
+  int pages_total = 0;  // pages this job reads (the page_range's)
+  int pages_done = 0;
+  std::chrono::system_clock::time_point created;
+  std::optional<std::chrono::system_clock::time_point> started;
+  std::optional<std::chrono::system_clock::time_point> finished;
+  Status error;  // failed: why; cancelled: kCancelled or kDeadlineExceeded
+};
+
+class DocumentJob : public std::enable_shared_from_this<DocumentJob> {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  // Not started yet: Start() submits the first pages.
+  DocumentJob(std::string id, JobSpec spec, Clock::time_point deadline);
+  ~DocumentJob();
+  DocumentJob(const DocumentJob&) = delete;
+  DocumentJob& operator=(const DocumentJob&) = delete;
+
+  // Submits up to `window` pages; later pages are submitted as earlier ones finish.
+  void Start(const PageWorkers& workers, int window) EXCLUDES(mu_);
+
+  // Stops the job (queued or running): its pages in flight stop at their next check (between
+  // recognition batches), pages not started never run. `why`: kCancelled (DELETE, a stream's
+  // client hung up, shutdown) or kDeadlineExceeded (--job-timeout). No effect once finished.
+  void Cancel(const Status& why) EXCLUDES(mu_);
+
+  const std::string& id() const { return id_; }
+
+  Clock::time_point deadline() const { return deadline_; }
+
+  const JobSpec& spec() const { return spec_; }
+
+  JobSnapshot Snapshot() const EXCLUDES(mu_);
+  // When the job ended (steady clock), for expiry; nullopt while unfinished.
+  std::optional<Clock::time_point> finished_at() const EXCLUDES(mu_);
+
+  // Events from `cursor` on (the log only grows). Page i may be read with page() once a kPage
+  // event for it was returned.
+  std::vector<JobEvent> EventsSince(std::size_t cursor) const EXCLUDES(mu_);
+  const document::DocumentPage& page(std::size_t index) const;
+
+  // The whole document. REQUIRES: the job succeeded.
+  const document::DocumentResult& result() const;
+  // Seconds from creation to the end (or to now while unfinished).
+  double seconds() const EXCLUDES(mu_);
+
+  // `wake` runs after each new event, on the thread that added it (a worker or a caller of
+  // Cancel), without the job's lock held. Returns a handle for Unwatch.
+  std::uint64_t Watch(std::function<void()> wake) EXCLUDES(mu_);
+  void Unwatch(std::uint64_t handle) EXCLUDES(mu_);
+
+ private:
+  // Hands pages to the scheduler while fewer than the window are in flight.
+  void SubmitNext() REQUIRES(mu_);
+  void RunPage(std::size_t index, const sched::WorkerContext& worker) EXCLUDES(mu_);
+  void PageFinished(std::size_t index, Result<document::DocumentPage> page) EXCLUDES(mu_);
+  // Ends the job in `state` (and `why`) unless it ended already: the end event, the upload freed.
+  void Finish(JobState state, const Status& why) REQUIRES(mu_);
+  void Notify() EXCLUDES(mu_);
+
+  const std::string id_;
+  JobSpec spec_;  // reader and upload are reset when the job ends
+  const Clock::time_point deadline_;
+  const Clock::time_point created_steady_ = Clock::now();
+  const std::chrono::system_clock::time_point created_ = std::chrono::system_clock::now();
+  std::stop_source stop_;
+  // workers.page_read, set by Start() before any page is submitted, read by the pages.
+  std::function<void(const document::DocumentPage& page)> workers_page_read_;
+  const int page_count_;
+  const std::size_t pages_total_;
+
+  mutable Mutex mu_;
+  JobState state_ GUARDED_BY(mu_) = JobState::kQueued;
+  Status error_ GUARDED_BY(mu_);
+  std::optional<std::chrono::system_clock::time_point> started_ GUARDED_BY(mu_);
+  std::optional<std::chrono::system_clock::time_point> finished_ GUARDED_BY(mu_);
+  std::optional<Clock::time_point> finished_steady_ GUARDED_BY(mu_);
+  PageWorkers workers_ GUARDED_BY(mu_);
+  std::size_t next_submit_ GUARDED_BY(mu_) = 0;  // the next page to hand to the scheduler
+  int in_flight_ GUARDED_BY(mu_) = 0;            // pages submitted and not finished
+  int window_ GUARDED_BY(mu_) = 1;
+  std::vector<bool> done_ GUARDED_BY(mu_);
+  std::size_t next_emit_ GUARDED_BY(mu_) = 0;  // the first page without its kPage event
+  int pages_done_ GUARDED_BY(mu_) = 0;
+  std::vector<JobEvent> events_ GUARDED_BY(mu_);
+  std::vector<std::pair<std::uint64_t, std::function<void()>>> watchers_ GUARDED_BY(mu_);
+  std::uint64_t next_watcher_ GUARDED_BY(mu_) = 1;
+  // Written by the worker that read page i before its kPage event; immutable afterwards.
+  document::DocumentResult result_;
+};
+
+}  // namespace ocr::jobs
