@@ -3,8 +3,8 @@
 // "text_layer", with their words) unless force_ocr is set; other pages are rendered and OCR'd
 // (source "ocr"), as are images and TIFF frames. Boxes are in the page's pixel coordinates (the
 // image's, or the rendering's at the PDF resolution) either way, so results look alike.
-// The choice between a PDF page's text layer and OCR is ReadPdfPage in document.cpp; the rule
-// for a usable layer is IsUsableTextLayer in text_layer.h.
+// The choice between a PDF page's text layer and OCR is PdfReader::ReadPage in document.cpp; the
+// rule for a usable layer is IsUsableTextLayer in text_layer.h.
 // Shared by the HTTP API, `onnxocr run` and `onnxocr bench`. Thread-safety: pure functions over a
 // const Pipeline.
 #pragma once
