@@ -446,9 +446,12 @@ Routed Api::JobEvents(ApiRequest& r) const {
     if (ec != std::errc() || end != r.last_event_id.data() + r.last_event_id.size())
       last = 0;
   }
+  // An id past the log (made up, or from another job) resumes from its end.
+  const bool finished = job->finished_at().has_value();
+  last = std::min(last, job->event_count());
   // A browser's EventSource reconnects whenever a stream ends; after the last event, 204 tells
   // it to stop (the HTML standard's way).
-  if (last > 0 && job->finished_at() && job->EventsSince(last).empty())
+  if (last > 0 && finished && last == job->event_count())
     return Answer("/jobs/{id}/events", Reply(204, "", ""));
   Reply reply(200, "", "text/event-stream");
   reply.stream = MakeEventStream(std::move(job), last);

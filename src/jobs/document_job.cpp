@@ -1,5 +1,6 @@
 #include "jobs/document_job.h"
 
+#include <exception>
 #include <utility>
 
 #include <spdlog/spdlog.h>
@@ -79,9 +80,14 @@ void DocumentJob::RunPage(std::size_t index, const sched::WorkerContext& worker)
     pipe = workers_.group_pipelines.at(static_cast<std::size_t>(worker.group)).at(spec_.pipeline);
     reader = spec_.reader.get();  // freed only when no page is in flight
   }
-  Result<document::DocumentPage> page =
-      reader != nullptr ? reader->Read(index, *pipe, stop_.get_token(), &worker.runner)
-                        : Result<document::DocumentPage>(Cancelled());
+  Result<document::DocumentPage> page = Cancelled();
+  try {
+    if (reader != nullptr)
+      page = reader->Read(index, *pipe, stop_.get_token(), &worker.runner);
+  } catch (const std::exception& e) {
+    // The page must still be accounted for, or the job would never end.
+    page = Status(StatusCode::kInternal, std::string("reading a page threw: ") + e.what());
+  }
   PageFinished(index, std::move(page));
 }
 
@@ -179,6 +185,11 @@ JobSnapshot DocumentJob::Snapshot() const {
 std::optional<DocumentJob::Clock::time_point> DocumentJob::finished_at() const {
   MutexLock lock(&mu_);
   return finished_steady_;
+}
+
+std::size_t DocumentJob::event_count() const {
+  MutexLock lock(&mu_);
+  return events_.size();
 }
 
 std::vector<JobEvent> DocumentJob::EventsSince(std::size_t cursor) const {

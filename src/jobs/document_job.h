@@ -115,6 +115,7 @@ class DocumentJob : public std::enable_shared_from_this<DocumentJob> {
   // Events from `cursor` on (the log only grows). Page i may be read with page() once a kPage
   // event for it was returned.
   std::vector<JobEvent> EventsSince(std::size_t cursor) const EXCLUDES(mu_);
+  std::size_t event_count() const EXCLUDES(mu_);
   const document::DocumentPage& page(std::size_t index) const;
 
   // The whole document. REQUIRES: the job succeeded.

@@ -318,6 +318,19 @@ TEST_F(JobsTest, JobEventsStatusAndResultMatchTheSynchronousAnswer) {
   Request again = MakeRequest(bhttp::verb::get, "/jobs/" + id + "/events");
   again.set("Last-Event-ID", std::to_string(events.back().id));
   EXPECT_EQ(Send(port(), again).result_int(), 204);
+  again.set("Last-Event-ID", "99999999");  // past the log: its end
+  EXPECT_EQ(Send(port(), again).result_int(), 204);
+  // One that missed some resumes after the last event it saw.
+  Request resume = MakeRequest(bhttp::verb::get, "/jobs/" + id + "/events");
+  resume.set("Last-Event-ID", "3");
+  std::vector<SseEvent> rest;
+  ReadLines(port(), resume, [&](const std::string& line) {
+    if (line.rfind("id: ", 0) == 0)
+      rest.push_back({std::stoi(line.substr(4)), "", nullptr});
+    return true;
+  });
+  ASSERT_EQ(rest.size(), events.size() - 3);
+  EXPECT_EQ(rest.front().id, 4);
 
   Json result = GetJson(port(), "/jobs/" + id + "/result");
   Json sync = BodyJson(Send(port(), FormRequest(fields)));
