@@ -195,6 +195,16 @@ int main(int argc, char** argv) {
       HttpRequest("POST /ocr HTTP/1.1", content_type, forms[1]),
       "POST /ocr HTTP/1.1\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\n"
       "5\r\n{\"a\":\r\n2\r\n1}\r\n0\r\n\r\n",
+      // Long documents: a job and a stream of the small PNG, then the job routes with ids the
+      // fuzzer can mutate.
+      HttpRequest("POST /jobs HTTP/1.1", content_type, forms[0]),
+      HttpRequest("POST /ocr HTTP/1.1", content_type,
+                  Form(kBoundary, {FilePart(png), FieldPart("stream", "true"),
+                                   FieldPart("output_format", "text")})),
+      "GET /jobs/0123456789abcdef0123456789abcdef HTTP/1.1\r\nHost: fuzz\r\n\r\n"
+      "GET /jobs/0123456789abcdef0123456789abcdef/events HTTP/1.1\r\nLast-Event-ID: 7\r\n\r\n",
+      "DELETE /jobs/0123456789abcdef0123456789abcdef HTTP/1.1\r\nHost: fuzz\r\n\r\n"
+      "GET /jobs/0123456789abcdef0123456789abcdef/result HTTP/1.1\r\nHost: fuzz\r\n\r\n",
   };
   for (const std::string& request : requests)
     seeds.Add("http_fuzz", request);

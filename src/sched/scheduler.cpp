@@ -124,6 +124,10 @@ struct Scheduler::State {
   // ParallelFor between two parts). False when none waits.
   bool RunInteractiveInline(int group) EXCLUDES(mu);
 
+  // Runs one unclaimed part of a running interactive job of `group`, if there is one (a
+  // background job's ParallelFor between two parts). False when there is none.
+  bool HelpInteractive(int group) EXCLUDES(mu);
+
   // The first ParallelFor of `help` with unclaimed items, dropping exhausted ones.
   static std::shared_ptr<ForkJoin> NextHelp(std::deque<std::shared_ptr<ForkJoin>>& help) {
     while (!help.empty() && help.front()->exhausted())
@@ -138,6 +142,7 @@ struct Scheduler::State {
   std::vector<GroupIdle> idle GUARDED_BY(mu);            // one per group, same index
   std::array<std::deque<Job>, 2> queues GUARDED_BY(mu);  // by Rank(priority)
   std::atomic<size_t> interactive_waiting{0};            // queues[0].size(), read without mu
+  std::atomic<int> interactive_running{0};               // interactive jobs being run
   bool stopping GUARDED_BY(mu) = false;
   std::atomic<int> busy{0};
   std::vector<std::jthread> threads;  // Start() and Stop() only
@@ -159,9 +164,13 @@ void GroupRunner::ParallelFor(size_t n, const std::function<void(size_t)>& fn) {
     state_.Wake(g, helpers);
   }
   for (;;) {
-    if (priority == Priority::kBackground && state_.interactive_waiting.load() > 0 &&
-        state_.RunInteractiveInline(group_)) {
-      continue;
+    // Between two parts of background work: a waiting request first, then a part of a running
+    // request (so a request gets the cores of its group back within one part).
+    if (priority == Priority::kBackground) {
+      if (state_.interactive_waiting.load() > 0 && state_.RunInteractiveInline(group_))
+        continue;
+      if (state_.interactive_running.load() > 0 && state_.HelpInteractive(group_))
+        continue;
     }
     if (!work->RunOne())
       break;
@@ -182,13 +191,20 @@ void Scheduler::State::Execute(Job& job, WorkerContext& context) {
       return;
     }
     const Priority outer = std::exchange(current_priority, job.priority);
+    const bool interactive = job.priority == Priority::kInteractive;
+    if (interactive)
+      interactive_running.fetch_add(1);
     try {
       job.run(context);
     } catch (...) {
       current_priority = outer;
+      if (interactive)
+        interactive_running.fetch_sub(1);
       throw;
     }
     current_priority = outer;
+    if (interactive)
+      interactive_running.fetch_sub(1);
   } catch (const std::exception& e) {
     spdlog::error("scheduler: a job threw: {}", e.what());
   } catch (...) {
@@ -234,6 +250,20 @@ void Scheduler::State::WorkerLoop(int group_index, int worker) {
     if (idle[g].woken > 0)
       --idle[g].woken;
   }
+}
+
+bool Scheduler::State::HelpInteractive(int group_index) {
+  std::shared_ptr<ForkJoin> work;
+  {
+    MutexLock lock(&mu);
+    work = NextHelp(idle[static_cast<size_t>(group_index)].help[0]);
+  }
+  if (!work)
+    return false;
+  const Priority outer = std::exchange(current_priority, Priority::kInteractive);
+  work->RunOne();
+  current_priority = outer;
+  return true;
 }
 
 bool Scheduler::State::RunInteractiveInline(int group_index) {

@@ -5,8 +5,9 @@
 // Two priorities: interactive jobs (single requests a person waits for) run before background
 // jobs (the pages of long documents). A worker looks for work in this order: an interactive job,
 // an unclaimed part of an interactive job, a background job, a part of a background job. A worker
-// running parts of a background job also runs a waiting interactive job between two parts, so an
-// interactive request waits for at most one part (a recognition batch), not for a whole page.
+// running parts of a background job also runs, between two parts, a waiting interactive job or a
+// part of a running one, so an interactive request waits for at most one part (a recognition
+// batch) to have its core, and the other cores of its group, back: not for a whole page.
 //
 // How work spreads: an idle worker takes the next admitted job and runs it. A job that has
 // independent parts (the recognition batches of one image, the pages of a document) hands them to

@@ -367,5 +367,56 @@ TEST(SchedulerPriorityTest, BackgroundPartsYieldToAWaitingRequest) {
   EXPECT_EQ(order.ran, (std::vector<std::string>{"part 0", "request", "part 1", "part 2"}));
 }
 
+// A worker in the middle of a background ParallelFor helps a running request's parts between two
+// of its own: here the request's part 0 can only finish once another thread ran its part 1, and
+// the only other worker is busy with a page.
+TEST(SchedulerPriorityTest, BackgroundPartsHelpARunningRequest) {
+  auto s = StartScheduler(OneGroup(2));
+  std::promise<void> page_started;
+  std::promise<void> request_running;
+  std::shared_future<void> request_is_running = request_running.get_future().share();
+  std::latch page_done(1);
+  std::atomic<bool> request_finished{false};
+  Job page;
+  page.priority = Priority::kBackground;
+  page.run = [&](WorkerContext& context) {
+    context.runner.ParallelFor(1, [&](size_t) {
+      page_started.set_value();
+      request_is_running.wait();
+    });
+    // Still inside the page: more parts of it, between which the request's part is taken.
+    context.runner.ParallelFor(10000, [&](size_t) {
+      if (!request_finished)
+        std::this_thread::sleep_for(1ms);
+    });
+    page_done.count_down();
+  };
+  ASSERT_TRUE(s->Submit(std::move(page)).ok());
+  page_started.get_future().wait();
+  std::promise<bool> helped;
+  Job request;
+  request.run = [&](WorkerContext& context) {
+    std::atomic<bool> second_ran{false};
+    const auto owner = std::this_thread::get_id();
+    std::thread::id second_thread;
+    request_running.set_value();
+    context.runner.ParallelFor(2, [&](size_t part) {
+      if (part == 1) {
+        second_thread = std::this_thread::get_id();
+        second_ran = true;
+        return;
+      }
+      const auto deadline = std::chrono::steady_clock::now() + 10s;
+      while (!second_ran && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(1ms);
+    });
+    request_finished = true;
+    helped.set_value(second_ran && second_thread != owner);
+  };
+  ASSERT_TRUE(s->Submit(std::move(request)).ok());
+  EXPECT_TRUE(helped.get_future().get()) << "the page's worker did not help the request";
+  page_done.wait();
+}
+
 }  // namespace
 }  // namespace ocr::sched
