@@ -1,6 +1,8 @@
 // Browser test of the Web UI against the real server: starts `onnxocr serve` on a free port,
 // drives Debian's chromium through playwright-core, uploads a rendered receipt, and checks the
-// lines, the box overlay, hover linking, formats, paste, the error path and a phone-sized layout.
+// lines, the box overlay, hover linking, formats, paste, the error path and a phone-sized layout;
+// then the job path: a 20-page PDF (built here from pango-view renders) read page by page with a
+// progress bar, a cancelled one, and TIFFs routed by their frame count.
 //
 // Run: node tests/web/ui_test.mjs (exit 77 = skipped: chromium, playwright-core or pango-view
 // missing), or under `node --test`, where a missing prerequisite marks the tests skipped.
@@ -14,6 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import zlib from 'node:zlib';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(here, '..', '..');
@@ -21,6 +24,9 @@ const chromiumPath = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const binary = process.env.ONNXOCR_BINARY || path.join(repoRoot, 'build', 'release', 'onnxocr');
 const kStartTimeoutMs = 90_000;
 const kResultTimeoutMs = 60_000;
+const kJobTimeoutMs = 120_000;
+const kPdfPages = 20;
+const kPdfDpi = 200; // the server's default --pdf-dpi: each page renders at its PNG's size
 
 function hasCommand(name) {
   try {
@@ -71,6 +77,179 @@ function renderReceipt() {
   execFileSync('pango-view', ['-q', '--background=white', '--font', 'DejaVu Sans 28',
     '--margin', '30', '-o', receiptPng, textFile]);
   fs.writeFileSync(notePath, 'hello');
+}
+
+// ---- document fixtures: PDFs and TIFFs written here, each page an image the server must OCR ----
+
+// Decodes an 8-bit non-interlaced PNG (as pango-view writes) to 8-bit gray, alpha on white.
+function decodePngGray(buf) {
+  if (buf.toString('latin1', 0, 8) !== '\x89PNG\r\n\x1a\n') throw new Error('not a PNG');
+  let ihdr = null;
+  const idat = [];
+  for (let pos = 8; pos + 8 <= buf.length;) {
+    const len = buf.readUInt32BE(pos);
+    const type = buf.toString('latin1', pos + 4, pos + 8);
+    const data = buf.subarray(pos + 8, pos + 8 + len);
+    if (type === 'IHDR') {
+      ihdr = { width: data.readUInt32BE(0), height: data.readUInt32BE(4), depth: data[8],
+        colorType: data[9], interlace: data[12] };
+    } else if (type === 'IDAT') {
+      idat.push(data);
+    } else if (type === 'IEND') {
+      break;
+    }
+    pos += 12 + len;
+  }
+  const channels = { 0: 1, 2: 3, 4: 2, 6: 4 }[ihdr?.colorType];
+  if (!ihdr || ihdr.depth !== 8 || ihdr.interlace !== 0 || !channels) {
+    throw new Error(`unsupported PNG layout ${JSON.stringify(ihdr)}`);
+  }
+  const { width, height } = ihdr;
+  const raw = zlib.inflateSync(Buffer.concat(idat));
+  const stride = width * channels;
+  let prev = new Uint8Array(stride);
+  let cur = new Uint8Array(stride);
+  const gray = Buffer.alloc(width * height);
+  for (let y = 0; y < height; ++y) {
+    const row = y * (stride + 1);
+    const filter = raw[row];
+    for (let x = 0; x < stride; ++x) {
+      const a = x >= channels ? cur[x - channels] : 0;
+      const b = prev[x];
+      const c = x >= channels ? prev[x - channels] : 0;
+      let p = 0;
+      if (filter === 1) p = a;
+      else if (filter === 2) p = b;
+      else if (filter === 3) p = (a + b) >> 1;
+      else if (filter === 4) {
+        const pa = Math.abs(b - c);
+        const pb = Math.abs(a - c);
+        const pc = Math.abs(a + b - 2 * c);
+        p = pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
+      } else if (filter !== 0) {
+        throw new Error(`bad PNG filter ${filter}`);
+      }
+      cur[x] = (raw[row + 1 + x] + p) & 0xff;
+    }
+    for (let x = 0; x < width; ++x) {
+      const px = cur.subarray(x * channels, (x + 1) * channels);
+      let g = channels >= 3 ? Math.round(0.299 * px[0] + 0.587 * px[1] + 0.114 * px[2]) : px[0];
+      if (channels === 2 || channels === 4) {
+        const alpha = px[channels - 1];
+        g = Math.round((g * alpha + 255 * (255 - alpha)) / 255);
+      }
+      gray[y * width + x] = g;
+    }
+    [prev, cur] = [cur, prev];
+  }
+  return { width, height, gray };
+}
+
+// A PDF of one gray Flate image per page, each page sized to render at its image's size at `dpi`.
+function buildPdf(images, dpi) {
+  const objects = []; // each a list of Buffers; object number = position + 1
+  const add = (...parts) => objects.push(parts.map((p) => (Buffer.isBuffer(p) ? p : Buffer.from(p))));
+  add(''); // 1: catalog, filled in below
+  add(''); // 2: the page tree
+  const kids = [];
+  for (const img of images) {
+    const data = zlib.deflateSync(img.gray);
+    const image = add(`<< /Type /XObject /Subtype /Image /Width ${img.width} /Height ${img.height}` +
+      ` /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /FlateDecode /Length ${data.length} >>` +
+      '\nstream\n', data, '\nendstream');
+    const w = ((img.width * 72) / dpi).toFixed(2);
+    const h = ((img.height * 72) / dpi).toFixed(2);
+    const ops = `q ${w} 0 0 ${h} 0 0 cm /Im0 Do Q\n`;
+    const content = add(`<< /Length ${ops.length} >>\nstream\n${ops}endstream`);
+    kids.push(add(`<< /Type /Page /Parent 2 0 R /MediaBox [0 0 ${w} ${h}]` +
+      ` /Resources << /XObject << /Im0 ${image} 0 R >> >> /Contents ${content} 0 R >>`));
+  }
+  objects[0] = [Buffer.from('<< /Type /Catalog /Pages 2 0 R >>')];
+  objects[1] = [Buffer.from(`<< /Type /Pages /Kids [${kids.map((k) => `${k} 0 R`).join(' ')}]` +
+    ` /Count ${kids.length} >>`)];
+  const chunks = [Buffer.from('%PDF-1.4\n%\xe2\xe3\xcf\xd3\n', 'latin1')];
+  let size = chunks[0].length;
+  const offsets = objects.map((parts, i) => {
+    const obj = Buffer.concat([Buffer.from(`${i + 1} 0 obj\n`), ...parts, Buffer.from('\nendobj\n')]);
+    chunks.push(obj);
+    const at = size;
+    size += obj.length;
+    return at;
+  });
+  chunks.push(Buffer.from(`xref\n0 ${objects.length + 1}\n0000000000 65535 f \n` +
+    offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('') +
+    `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${size}\n%%EOF\n`));
+  return Buffer.concat(chunks);
+}
+
+// A little-endian TIFF of uncompressed 8-bit gray frames, one strip each, linked IFD to IFD.
+function buildTiff(images) {
+  const tags = (img, dataAt) => [
+    [256, 4, img.width], [257, 4, img.height], [258, 3, 8], [259, 3, 1], [262, 3, 1],
+    [273, 4, dataAt], [277, 3, 1], [278, 4, img.height], [279, 4, img.gray.length],
+  ];
+  const ifdSize = 2 + 9 * 12 + 4;
+  const header = Buffer.alloc(8);
+  header.write('II*\0', 0, 'latin1');
+  const parts = [header];
+  let size = 8;
+  let link = [header, 4]; // the next-IFD field to point at the frame written next
+  for (const img of images) {
+    const dataAt = size;
+    parts.push(img.gray);
+    size += img.gray.length;
+    if (size % 2) {
+      parts.push(Buffer.alloc(1));
+      size += 1;
+    }
+    const ifd = Buffer.alloc(ifdSize);
+    ifd.writeUInt16LE(9, 0);
+    tags(img, dataAt).forEach(([tag, type, value], i) => {
+      const at = 2 + i * 12;
+      ifd.writeUInt16LE(tag, at);
+      ifd.writeUInt16LE(type, at + 2);
+      ifd.writeUInt32LE(1, at + 4);
+      if (type === 3) ifd.writeUInt16LE(value, at + 8);
+      else ifd.writeUInt32LE(value, at + 8);
+    });
+    link[0].writeUInt32LE(size, link[1]);
+    link = [ifd, ifdSize - 4];
+    parts.push(ifd);
+    size += ifdSize;
+  }
+  return Buffer.concat(parts);
+}
+
+let pdfPath;
+let bigPdfPath;
+let singleTiffPath;
+let multiTiffPath;
+
+// Page n reads "Page n of 20", "Order 10nn shipped to Berlin" and a few more lines.
+function renderDocuments() {
+  const images = [];
+  for (let n = 1; n <= kPdfPages; ++n) {
+    const textFile = path.join(tmpDir, `page${n}.txt`);
+    const png = path.join(tmpDir, `page${n}.png`);
+    fs.writeFileSync(textFile, [
+      `Page ${n} of ${kPdfPages}`, `Order ${1000 + n} shipped to Berlin`,
+      `Item A${n} blue widgets x ${n + 4}`, `Item B${n} red gadgets x ${n + 7}`,
+      `Item C${n} green sprockets x ${n + 2}`, `Delivery week ${n + 10} by truck`,
+      `Total ${n * 3}.50 EUR`,
+    ].join('\n'));
+    execFileSync('pango-view', ['-q', '--background=white', '--font', 'DejaVu Sans 24',
+      '--margin', '30', '-o', png, textFile]);
+    images.push(decodePngGray(fs.readFileSync(png)));
+  }
+  pdfPath = path.join(tmpDir, 'orders.pdf');
+  fs.writeFileSync(pdfPath, buildPdf(images, kPdfDpi));
+  // The one to cancel: twice as long, so it is still running when Cancel is clicked.
+  bigPdfPath = path.join(tmpDir, 'orders-long.pdf');
+  fs.writeFileSync(bigPdfPath, buildPdf([...images, ...images], kPdfDpi));
+  singleTiffPath = path.join(tmpDir, 'one-frame.tif');
+  fs.writeFileSync(singleTiffPath, buildTiff(images.slice(0, 1)));
+  multiTiffPath = path.join(tmpDir, 'two-frames.tif');
+  fs.writeFileSync(multiTiffPath, buildTiff(images.slice(0, 2)));
 }
 
 // Starts the server; resolves with its base URL once stderr says "listening on HOST:PORT".
@@ -127,9 +306,11 @@ describe('web ui', { skip: skipReason ?? false }, () => {
   let browser;
   let page;
   const consoleErrors = [];
+  const requests = []; // "METHOD /path" of every request the page made
 
   before(async () => {
     renderReceipt();
+    renderDocuments();
     server = await startServer();
     browser = await playwright.chromium.launch({
       executablePath: chromiumPath,
@@ -145,10 +326,11 @@ describe('web ui', { skip: skipReason ?? false }, () => {
     page.on('console', (msg) => {
       const url = msg.location()?.url ?? '';
       if (msg.type() !== 'error') return;
-      if (/status of [45]\d\d/.test(msg.text()) && /\/(ocr|info)$/.test(url)) return;
+      if (/status of [45]\d\d/.test(msg.text()) && /\/(ocr|info|jobs)$/.test(url)) return;
       consoleErrors.push(`${msg.text()} (${url})`);
     });
     page.on('pageerror', (err) => consoleErrors.push(String(err)));
+    page.on('request', (req) => requests.push(`${req.method()} ${new URL(req.url()).pathname}`));
     await page.goto(`${server.url}/`);
     await page.waitForSelector('#drop-zone');
   });
@@ -300,6 +482,146 @@ describe('web ui', { skip: skipReason ?? false }, () => {
     assert.ok(width <= 375, `page is ${width} px wide at a 375 px viewport`);
     await page.screenshot({ path: path.join(tmpDir, 'phone.png'), fullPage: true });
     await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  // Records, from inside the page, each value #job's data-done takes, and the progress shown at
+  // the moment the first recognized line appears in #lines.
+  function traceJob() {
+    return page.evaluate(() => {
+      const job = document.getElementById('job');
+      const lines = document.getElementById('lines');
+      const trace = { done: [], first: null };
+      window.jobTrace = trace;
+      new MutationObserver(() => trace.done.push(Number(job.dataset.done))).observe(job, {
+        attributes: true,
+        attributeFilter: ['data-done'],
+      });
+      new MutationObserver(() => {
+        if (trace.first || job.hidden || !lines.querySelector('.line')) return;
+        trace.first = {
+          done: Number(job.dataset.done),
+          total: Number(job.dataset.total),
+          progress: document.getElementById('job-progress-text').textContent,
+          lines: [...lines.querySelectorAll('.line .line-text')].map((l) => l.textContent),
+        };
+      }).observe(lines, { childList: true });
+    });
+  }
+
+  // Uploads `file` and answers the 202 reply of POST /jobs: {status, location, body}.
+  async function uploadJob(file) {
+    const [res] = await Promise.all([
+      page.waitForResponse((r) => r.request().method() === 'POST' && new URL(r.url()).pathname === '/jobs',
+        { timeout: kResultTimeoutMs }),
+      page.setInputFiles('#file-input', file),
+    ]);
+    return { status: res.status(), location: res.headers().location, body: await res.json() };
+  }
+
+  test('a 20-page PDF is read as a job: progress, pages as they come, the whole answer', async () => {
+    const started = Date.now();
+    await traceJob();
+    const before = await currentRun();
+    requests.length = 0;
+    const job = await uploadJob(pdfPath);
+    assert.equal(job.status, 202, JSON.stringify(job.body));
+    assert.equal(typeof job.body.id, 'string');
+    assert.ok(job.location, 'no Location header on 202');
+    assert.ok(!requests.includes('POST /ocr'), `a PDF went to /ocr: ${requests}`);
+    assert.ok(await page.locator('#job-cancel').isVisible(), 'no Cancel button while the job runs');
+
+    await waitForRun(before);
+    const seconds = (Date.now() - started) / 1000;
+    const trace = await page.evaluate(() => window.jobTrace);
+
+    // Page 1 was on screen before the last page was read.
+    assert.ok(trace.first, 'no line was shown while the job ran');
+    assert.equal(trace.first.total, kPdfPages, JSON.stringify(trace.first));
+    assert.ok(trace.first.done < trace.first.total,
+      `page 1's lines appeared only when all pages were done: ${JSON.stringify(trace.first)}`);
+    assert.match(trace.first.progress, new RegExp(`^\\d+ of ${kPdfPages} pages`));
+    assert.ok(trace.first.lines.some((l) => normalized(l).includes('Order1001')),
+      `page 1's lines: ${JSON.stringify(trace.first.lines)}`);
+
+    // The bar advanced page by page, never back, up to all of them.
+    const steps = trace.done.filter((d, i) => i === 0 || d !== trace.done[i - 1]);
+    assert.ok(steps.every((d, i) => i === 0 || d > steps[i - 1]), `went back: ${steps}`);
+    assert.ok(steps.length >= 3, `progress did not advance in steps: ${steps}`);
+    assert.equal(steps.at(-1), kPdfPages);
+
+    // The whole answer: every page, the job panel gone, GET /jobs/{id} succeeded.
+    assert.match(await page.locator('#status').textContent(), new RegExp(`on ${kPdfPages} pages`));
+    assert.equal(await page.locator('#status').getAttribute('data-state'), 'done');
+    assert.ok(await page.locator('#job').isHidden());
+    assert.equal(await page.locator('#page-select option').count(), kPdfPages);
+    assert.match(await page.locator('#processing-time').textContent(), /\d/);
+    const status = await page.request.get(`${server.url}/jobs/${job.body.id}`);
+    assert.equal((await status.json()).status, 'succeeded');
+
+    // The page selector switches the lines and boxes shown.
+    await page.selectOption('#page-select', String(kPdfPages - 1));
+    const last = await page.locator('#lines .line').allTextContents();
+    assert.ok(last.some((l) => normalized(l).includes(`Order${1000 + kPdfPages}`)),
+      `last page's lines: ${JSON.stringify(last)}`);
+    assert.ok((await page.locator('#overlay .box').count()) >= 5);
+    await page.screenshot({ path: path.join(tmpDir, 'pdf-job.png'), fullPage: true });
+    console.log(`# 20-page PDF job: ${seconds.toFixed(1)} s`);
+  });
+
+  test('Cancel stops a job', async () => {
+    await traceJob();
+    const job = await uploadJob(bigPdfPath);
+    assert.equal(job.status, 202, JSON.stringify(job.body));
+    // Once the first page is shown, cancel.
+    await page.waitForFunction(() => window.jobTrace.first !== null, null, { timeout: kJobTimeoutMs });
+    await page.screenshot({ path: path.join(tmpDir, 'job-running.png'), fullPage: true });
+    await page.locator('#job-cancel').click();
+    await page.waitForSelector('#status[data-state="cancelled"]', { timeout: kResultTimeoutMs });
+    assert.match(await page.locator('#status').textContent(), /cancelled/i);
+    assert.ok(await page.locator('#job').isHidden());
+    const res = await page.request.get(`${server.url}/jobs/${job.body.id}`);
+    assert.equal(res.status(), 200);
+    assert.equal((await res.json()).status, 'cancelled');
+    const read = await page.locator('#page-select option').count();
+    assert.ok(read >= 1 && read < 2 * kPdfPages, `${read} pages shown`);
+    // Cancelled, then nothing else: no error and no result.
+    await page.waitForTimeout(500);
+    assert.ok(await page.locator('#error').isHidden());
+    assert.equal(await page.locator('#status').getAttribute('data-state'), 'cancelled');
+  });
+
+  test('a multi-frame TIFF goes through a job, a one-frame TIFF straight to /ocr', async () => {
+    let before = await currentRun();
+    requests.length = 0;
+    const job = await uploadJob(multiTiffPath);
+    assert.equal(job.status, 202);
+    await waitForRun(before);
+    assert.equal(await page.locator('#page-select option').count(), 2);
+    assert.match(await page.locator('#status').textContent(), /on 2 pages/);
+
+    before = await currentRun();
+    requests.length = 0;
+    await page.setInputFiles('#file-input', singleTiffPath);
+    await waitForRun(before);
+    assert.ok(requests.includes('POST /ocr'), `requests: ${requests}`);
+    assert.ok(!requests.includes('POST /jobs'), `requests: ${requests}`);
+    assert.ok(await page.locator('#pager').isHidden());
+    const lines = await page.locator('#lines .line').allTextContents();
+    assert.ok(lines.some((l) => /Page1of/i.test(normalized(l))), JSON.stringify(lines));
+  });
+
+  test('a PDF the server refuses shows its error', async () => {
+    const badPdf = path.join(tmpDir, 'damaged.pdf');
+    fs.writeFileSync(badPdf, '%PDF-1.4\nnot really a PDF\n');
+    const job = await uploadJob(badPdf);
+    assert.ok(job.status >= 400 && job.status < 500, `POST /jobs answered ${job.status}`);
+    await page.waitForSelector('#error:not([hidden])', { timeout: kResultTimeoutMs });
+    const error = await page.locator('#error').textContent();
+    const err = job.body.error; // {code, message}, or a message with "code" beside it
+    const message = typeof err === 'string' ? err : err.message;
+    assert.ok(error.includes(message), `shown: ${error}; answered: ${JSON.stringify(job.body)}`);
+    assert.equal(await page.locator('#status').getAttribute('data-state'), 'error');
+    assert.ok(await page.locator('#job').isHidden());
   });
 
   test('no script or CSP errors were logged', () => {
