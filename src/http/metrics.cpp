@@ -108,9 +108,11 @@ void Metrics::RecordPipeline(const pipeline::StageTimes& t, std::size_t lines) {
 std::string Metrics::Render() const {
   std::string out;
   const Gauges g = gauges_();
-  Header(out, "onnxocr_queue_depth", "gauge", "Requests waiting for a worker.");
+  Header(out, "onnxocr_queue_depth", "gauge",
+         "Requests and pages of long documents waiting for a worker.");
   out += "onnxocr_queue_depth " + std::to_string(g.queue_depth) + "\n";
-  Header(out, "onnxocr_in_flight_requests", "gauge", "Requests being processed by workers.");
+  Header(out, "onnxocr_in_flight_requests", "gauge",
+         "Requests and pages of long documents being processed by workers.");
   out += "onnxocr_in_flight_requests " + std::to_string(g.in_flight) + "\n";
   Header(out, "onnxocr_open_connections", "gauge", "Open client connections.");
   out += "onnxocr_open_connections " + std::to_string(g.connections) + "\n";
