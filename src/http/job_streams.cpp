@@ -42,6 +42,9 @@ class JobStreamBase : public ReplyStream {
 
   ~JobStreamBase() override { Unwatch(); }
 
+  JobStreamBase(const JobStreamBase&) = delete;
+  JobStreamBase& operator=(const JobStreamBase&) = delete;
+
   void Start(std::function<void()> wake) override { watch_.store(job_->Watch(std::move(wake))); }
 
   Piece Next() override {
@@ -81,6 +84,9 @@ class NdjsonStream final : public JobStreamBase {
   // The job exists only for this stream's client: without the stream nobody reads it.
   ~NdjsonStream() override { CancelJob(); }
 
+  NdjsonStream(const NdjsonStream&) = delete;
+  NdjsonStream& operator=(const NdjsonStream&) = delete;
+
   void Abort() override { CancelJob(); }
 
  private:
@@ -89,7 +95,6 @@ class NdjsonStream final : public JobStreamBase {
     job_->Cancel(Status(StatusCode::kCancelled, "the client closed the connection"));
   }
 
- private:
   std::string Render(const JobEvent& event, std::size_t /*id*/) override {
     const bool words = job_->spec().word_boxes;
     switch (event.kind) {

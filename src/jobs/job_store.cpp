@@ -2,6 +2,7 @@
 
 #include <sys/random.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <vector>
@@ -26,13 +27,9 @@ std::string NewJobId() {
 }
 
 bool IsJobId(std::string_view id) {
-  if (id.size() != 32)
-    return false;
-  for (const char c : id) {
-    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
-      return false;
-  }
-  return true;
+  return id.size() == 32 && std::ranges::all_of(id, [](char c) {
+           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+         });
 }
 
 JobStore::JobStore(JobLimits limits, PageWorkers workers, int window)
