@@ -101,30 +101,6 @@ def parse_args(argv=None):
 
 # --- inputs --------------------------------------------------------------------------------------
 
-def jpeg_info(data):
-    """(width, height, components) from a JPEG's SOF marker; None when not found."""
-    if data[:2] != b"\xff\xd8":
-        return None
-    i = 2
-    while i + 9 < len(data):
-        if data[i] != 0xFF:
-            i += 1
-            continue
-        marker = data[i + 1]
-        if marker == 0xFF:  # fill byte
-            i += 1
-            continue
-        if marker in (0xD8, 0x01) or 0xD0 <= marker <= 0xD7:
-            i += 2
-            continue
-        if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):
-            h = int.from_bytes(data[i + 5:i + 7], "big")
-            w = int.from_bytes(data[i + 7:i + 9], "big")
-            return w, h, data[i + 9]
-        i += 2 + int.from_bytes(data[i + 2:i + 4], "big")
-    return None
-
-
 def scanned_pdf(jpegs, pages, dpi=200):
     """A PDF of `pages` pages, page i one image XObject of jpegs[i % len] (DCTDecode) filling a
     page of pixels * 72 / dpi points. Standard library only."""
@@ -139,7 +115,7 @@ def scanned_pdf(jpegs, pages, dpi=200):
     kids = []
     for p in range(pages):
         data = jpegs[p % len(jpegs)]
-        w, h, comps = jpeg_info(data)
+        w, h, comps = L.jpeg_frame(data)
         space = {1: b"/DeviceGray", 3: b"/DeviceRGB"}[comps]
         img = add(b"<< /Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace %s "
                   b"/BitsPerComponent 8 /Filter /DCTDecode /Length %d >>\nstream\n"
@@ -178,7 +154,7 @@ def load_images(args, tmp):
         for n in names:
             with open(os.path.join(folder, n), "rb") as f:
                 images.append((n, f.read()))
-        jpegs = [d for _, d in images if (jpeg_info(d) or (0, 0, 0))[2] in (1, 3)]
+        jpegs = [d for _, d in images if (L.jpeg_frame(d) or (0, 0, 0))[2] in (1, 3)]
         if images and jpegs:
             return images, jpegs, folder
     L.require(args.binary, models=False, pango=True, ghostscript=True)

@@ -530,22 +530,36 @@ def render_jpeg(directory, text, font_pt=28, dpi=72, quality=90, font="DejaVu Se
         return f.read()
 
 
+def jpeg_frame(data):
+    """(width, height, components) from a JPEG's start-of-frame marker (any SOF kind); None when
+    there is none."""
+    if data[:2] != b"\xff\xd8":
+        return None
+    i = 2
+    while i + 9 < len(data):
+        if data[i] != 0xFF:
+            i += 1
+            continue
+        marker = data[i + 1]
+        if marker == 0xFF:  # fill byte
+            i += 1
+            continue
+        if marker in (0xD8, 0x01) or 0xD0 <= marker <= 0xD7:  # no length field
+            i += 2
+            continue
+        if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):
+            h, w = struct.unpack(">HH", data[i + 5:i + 9])
+            return w, h, data[i + 9]
+        i += 2 + struct.unpack(">H", data[i + 2:i + 4])[0]
+    return None
+
+
 def image_size(data):
-    """(width, height) of a PNG or baseline/progressive JPEG, from its header."""
+    """(width, height) of a PNG or a JPEG, from its header."""
     if data[:8] == b"\x89PNG\r\n\x1a\n":
         return struct.unpack(">II", data[16:24])
-    if data[:2] == b"\xff\xd8":
-        i = 2
-        while i + 9 < len(data):
-            if data[i] != 0xFF:
-                i += 1
-                continue
-            marker = data[i + 1]
-            if marker in (0xC0, 0xC1, 0xC2):
-                h, w = struct.unpack(">HH", data[i + 5:i + 9])
-                return w, h
-            i += 2 + struct.unpack(">H", data[i + 2:i + 4])[0]
-    return None
+    frame = jpeg_frame(data)
+    return frame[:2] if frame else None
 
 
 def png_with_size(width, height):
