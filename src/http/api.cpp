@@ -166,8 +166,11 @@ Routed Api::Route(ApiRequest& r) const {
       continue;
     r.path_id = id;
     matched = route.path;
-    if (route.method == r.method)
-      return (this->*route.handler)(r);
+    if (route.method == r.method) {
+      Routed routed = (this->*route.handler)(r);
+      routed.route = std::string(route.path);  // the pattern: metrics do not see job ids
+      return routed;
+    }
     allow += (allow.empty() ? "" : ", ") + std::string(route.method);
   }
   if (!allow.empty())
@@ -395,49 +398,49 @@ std::variant<std::shared_ptr<jobs::DocumentJob>, Reply> Api::FindJob(const ApiRe
 Routed Api::JobStatus(ApiRequest& r) const {
   auto found = FindJob(r);
   if (Reply* missing = std::get_if<Reply>(&found))
-    return Answer("/jobs/{id}", std::move(*missing));
+    return Answer(r.path, std::move(*missing));
   return Answer(
-      "/jobs/{id}",
+      r.path,
       Reply(200, DumpJson(JobStatusJson(*std::get<std::shared_ptr<jobs::DocumentJob>>(found)))));
 }
 
 Routed Api::JobDelete(ApiRequest& r) const {
   auto found = FindJob(r);
   if (Reply* missing = std::get_if<Reply>(&found))
-    return Answer("/jobs/{id}", std::move(*missing));
+    return Answer(r.path, std::move(*missing));
   const auto& job = std::get<std::shared_ptr<jobs::DocumentJob>>(found);
   if (job->finished_at())
     jobs_.Forget(job->id());  // a finished job: its result is freed
   else
     job->Cancel(Status(StatusCode::kCancelled, "cancelled by DELETE /jobs/" + job->id()));
-  return Answer("/jobs/{id}", Reply(200, DumpJson(JobStatusJson(*job))));
+  return Answer(r.path, Reply(200, DumpJson(JobStatusJson(*job))));
 }
 
 Routed Api::JobResult(ApiRequest& r) const {
   auto found = FindJob(r);
   if (Reply* missing = std::get_if<Reply>(&found))
-    return Answer("/jobs/{id}/result", std::move(*missing));
+    return Answer(r.path, std::move(*missing));
   const auto& job = std::get<std::shared_ptr<jobs::DocumentJob>>(found);
   const jobs::JobSnapshot snap = job->Snapshot();
   if (!jobs::IsFinished(snap.state)) {
     return Answer(
-        "/jobs/{id}/result",
+        r.path,
         ErrorReply(409, "job_not_finished",
                    "the job is " + std::string(jobs::StateName(snap.state)) + " (" +
                        std::to_string(snap.pages_done) + " of " + std::to_string(snap.pages_total) +
                        " pages done); follow its events_url or poll its status_url"));
   }
   if (snap.state != jobs::JobState::kSucceeded)
-    return Answer("/jobs/{id}/result", JobErrorReply(snap.error));
+    return Answer(r.path, JobErrorReply(snap.error));
   const jobs::JobSpec& spec = job->spec();
-  return Answer("/jobs/{id}/result", DocumentReply(job->result(), spec.format, spec.paginate,
-                                                   job->seconds(), spec.word_boxes));
+  return Answer(r.path, DocumentReply(job->result(), spec.format, spec.paginate, job->seconds(),
+                                      spec.word_boxes));
 }
 
 Routed Api::JobEvents(ApiRequest& r) const {
   auto found = FindJob(r);
   if (Reply* missing = std::get_if<Reply>(&found))
-    return Answer("/jobs/{id}/events", std::move(*missing));
+    return Answer(r.path, std::move(*missing));
   auto& job = std::get<std::shared_ptr<jobs::DocumentJob>>(found);
   std::size_t last = 0;
   if (!r.last_event_id.empty()) {
@@ -452,12 +455,12 @@ Routed Api::JobEvents(ApiRequest& r) const {
   // A browser's EventSource reconnects whenever a stream ends; after the last event, 204 tells
   // it to stop (the HTML standard's way).
   if (last > 0 && finished && last == job->event_count())
-    return Answer("/jobs/{id}/events", Reply(204, "", ""));
+    return Answer(r.path, Reply(204, "", ""));
   Reply reply(200, "", "text/event-stream");
   reply.stream = MakeEventStream(std::move(job), last);
   reply.headers.emplace_back("Cache-Control", "no-store");
   reply.headers.emplace_back("X-Accel-Buffering", "no");
-  return Answer("/jobs/{id}/events", std::move(reply));
+  return Answer(r.path, std::move(reply));
 }
 
 Reply Api::RunOcr(const OcrCall& call, std::size_t pipe, const WorkContext& context,

@@ -23,10 +23,13 @@ std::string_view StateName(JobState state) {
   return "unknown";
 }
 
-DocumentJob::DocumentJob(std::string id, JobSpec spec, Clock::time_point deadline)
+DocumentJob::DocumentJob(std::string id, JobSpec spec, Clock::time_point deadline,
+                         PageWorkers workers, int window)
     : id_(std::move(id)),
       spec_(std::move(spec)),
       deadline_(deadline),
+      workers_(std::move(workers)),
+      window_(std::max(1, window)),
       page_count_(spec_.reader->page_count()),
       pages_total_(spec_.reader->pages().size()) {
   MutexLock lock(&mu_);
@@ -37,11 +40,8 @@ DocumentJob::DocumentJob(std::string id, JobSpec spec, Clock::time_point deadlin
 
 DocumentJob::~DocumentJob() = default;
 
-void DocumentJob::Start(const PageWorkers& workers, int window) {
-  workers_page_read_ = workers.page_read;
+void DocumentJob::Start() {
   MutexLock lock(&mu_);
-  workers_ = workers;
-  window_ = std::max(1, window);
   SubmitNext();
 }
 
@@ -92,8 +92,8 @@ void DocumentJob::RunPage(std::size_t index, const sched::WorkerContext& worker)
 }
 
 void DocumentJob::PageFinished(std::size_t index, Result<document::DocumentPage> page) {
-  if (page.ok() && workers_page_read_)
-    workers_page_read_(*page);
+  if (page.ok() && workers_.page_read)
+    workers_.page_read(*page);
   {
     MutexLock lock(&mu_);
     --in_flight_;
@@ -123,12 +123,7 @@ void DocumentJob::PageFinished(std::size_t index, Result<document::DocumentPage>
           SubmitNext();
       }
     }
-    // The reader and the upload go once nothing reads them.
-    if (IsFinished(state_) && in_flight_ == 0) {
-      spec_.reader.reset();
-      spec_.upload.reset();
-      spec_.work_lease.reset();
-    }
+    ReleaseInputsWhenIdle();
   }
   Notify();
 }
@@ -142,11 +137,7 @@ void DocumentJob::Cancel(const Status& why) {
       Finish(JobState::kFailed, why);
     else
       Finish(JobState::kCancelled, why);
-    if (in_flight_ == 0) {
-      spec_.reader.reset();
-      spec_.upload.reset();
-      spec_.work_lease.reset();
-    }
+    ReleaseInputsWhenIdle();
   }
   Notify();
 }
@@ -163,6 +154,14 @@ void DocumentJob::Finish(JobState state, const Status& why) {
   if (state != JobState::kSucceeded)
     spdlog::info("job {}: {} after {} of {} pages: {}", id_, StateName(state), pages_done_,
                  pages_total_, why.message());
+}
+
+void DocumentJob::ReleaseInputsWhenIdle() {
+  if (IsFinished(state_) && in_flight_ == 0) {
+    spec_.reader.reset();
+    spec_.upload.reset();
+    spec_.work_lease.reset();
+  }
 }
 
 void DocumentJob::Notify() {

@@ -88,14 +88,16 @@ class DocumentJob : public std::enable_shared_from_this<DocumentJob> {
  public:
   using Clock = std::chrono::steady_clock;
 
-  // Not started yet: Start() submits the first pages.
-  DocumentJob(std::string id, JobSpec spec, Clock::time_point deadline);
+  // Not started yet: Start() submits the first pages. At most `window` pages run at once, on
+  // `workers`.
+  DocumentJob(std::string id, JobSpec spec, Clock::time_point deadline, PageWorkers workers,
+              int window);
   ~DocumentJob();
   DocumentJob(const DocumentJob&) = delete;
   DocumentJob& operator=(const DocumentJob&) = delete;
 
   // Submits up to `window` pages; later pages are submitted as earlier ones finish.
-  void Start(const PageWorkers& workers, int window) EXCLUDES(mu_);
+  void Start() EXCLUDES(mu_);
 
   // Stops the job (queued or running): its pages in flight stop at their next check (between
   // recognition batches), pages not started never run. `why`: kCancelled (DELETE, a stream's
@@ -133,8 +135,10 @@ class DocumentJob : public std::enable_shared_from_this<DocumentJob> {
   void SubmitNext() REQUIRES(mu_);
   void RunPage(std::size_t index, const sched::WorkerContext& worker) EXCLUDES(mu_);
   void PageFinished(std::size_t index, Result<document::DocumentPage> page) EXCLUDES(mu_);
-  // Ends the job in `state` (and `why`) unless it ended already: the end event, the upload freed.
+  // Ends the job in `state` (and `why`) unless it ended already: the end event, the stop.
   void Finish(JobState state, const Status& why) REQUIRES(mu_);
+  // Frees the reader, the upload and their memory once the job ended and no page reads them.
+  void ReleaseInputsWhenIdle() REQUIRES(mu_);
   void Notify() EXCLUDES(mu_);
 
   const std::string id_;
@@ -143,8 +147,8 @@ class DocumentJob : public std::enable_shared_from_this<DocumentJob> {
   const Clock::time_point created_steady_ = Clock::now();
   const std::chrono::system_clock::time_point created_ = std::chrono::system_clock::now();
   std::stop_source stop_;
-  // workers.page_read, set by Start() before any page is submitted, read by the pages.
-  std::function<void(const document::DocumentPage& page)> workers_page_read_;
+  const PageWorkers workers_;
+  const int window_;
   const int page_count_;
   const std::size_t pages_total_;
 
@@ -154,10 +158,8 @@ class DocumentJob : public std::enable_shared_from_this<DocumentJob> {
   std::optional<std::chrono::system_clock::time_point> started_ GUARDED_BY(mu_);
   std::optional<std::chrono::system_clock::time_point> finished_ GUARDED_BY(mu_);
   std::optional<Clock::time_point> finished_steady_ GUARDED_BY(mu_);
-  PageWorkers workers_ GUARDED_BY(mu_);
   std::size_t next_submit_ GUARDED_BY(mu_) = 0;  // the next page to hand to the scheduler
   int in_flight_ GUARDED_BY(mu_) = 0;            // pages submitted and not finished
-  int window_ GUARDED_BY(mu_) = 1;
   std::vector<bool> done_ GUARDED_BY(mu_);
   std::size_t next_emit_ GUARDED_BY(mu_) = 0;  // the first page without its kPage event
   int pages_done_ GUARDED_BY(mu_) = 0;

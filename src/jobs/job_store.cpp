@@ -68,11 +68,11 @@ Result<std::shared_ptr<DocumentJob>> JobStore::Start(JobSpec spec, bool listed) 
     MutexLock lock(&mu_);
     OCR_RETURN_IF_ERROR(AdmitLocked());
     std::string id = NewJobId();
-    job = std::make_shared<DocumentJob>(id, std::move(spec),
-                                        DocumentJob::Clock::now() + limits_.timeout);
+    job = std::make_shared<DocumentJob>(
+        id, std::move(spec), DocumentJob::Clock::now() + limits_.timeout, workers_, window_);
     jobs_.emplace(std::move(id), Entry{job, listed});
   }
-  job->Start(workers_, window_);
+  job->Start();
   return job;
 }
 
