@@ -66,6 +66,31 @@ class ForkJoin {
 // their duration): what a ParallelFor's parts inherit.
 thread_local Priority current_priority = Priority::kInteractive;
 
+// While alive, the current thread runs work of `priority`; an interactive job (given
+// `interactive_running`) also counts there while it runs.
+class PriorityScope {
+ public:
+  PriorityScope(Priority priority, std::atomic<int>* interactive_running)
+      : outer_(std::exchange(current_priority, priority)),
+        running_(priority == Priority::kInteractive ? interactive_running : nullptr) {
+    if (running_ != nullptr)
+      running_->fetch_add(1);
+  }
+
+  ~PriorityScope() {
+    current_priority = outer_;
+    if (running_ != nullptr)
+      running_->fetch_sub(1);
+  }
+
+  PriorityScope(const PriorityScope&) = delete;
+  PriorityScope& operator=(const PriorityScope&) = delete;
+
+ private:
+  const Priority outer_;
+  std::atomic<int>* const running_;
+};
+
 constexpr size_t Rank(Priority p) {
   return p == Priority::kInteractive ? 0 : 1;
 }
@@ -190,21 +215,8 @@ void Scheduler::State::Execute(Job& job, WorkerContext& context) {
         job.dropped(why);
       return;
     }
-    const Priority outer = std::exchange(current_priority, job.priority);
-    const bool interactive = job.priority == Priority::kInteractive;
-    if (interactive)
-      interactive_running.fetch_add(1);
-    try {
-      job.run(context);
-    } catch (...) {
-      current_priority = outer;
-      if (interactive)
-        interactive_running.fetch_sub(1);
-      throw;
-    }
-    current_priority = outer;
-    if (interactive)
-      interactive_running.fetch_sub(1);
+    const PriorityScope scope(job.priority, &interactive_running);
+    job.run(context);
   } catch (const std::exception& e) {
     spdlog::error("scheduler: a job threw: {}", e.what());
   } catch (...) {
@@ -260,9 +272,8 @@ bool Scheduler::State::HelpInteractive(int group_index) {
   }
   if (!work)
     return false;
-  const Priority outer = std::exchange(current_priority, Priority::kInteractive);
+  const PriorityScope scope(Priority::kInteractive, nullptr);  // a part, not a job
   work->RunOne();
-  current_priority = outer;
   return true;
 }
 
