@@ -209,6 +209,13 @@ int main(int argc, char** argv) {
   for (const std::string& request : requests)
     seeds.Add("http_fuzz", request);
 
+  for (const char* seed :
+       {"redis://127.0.0.1:6379/0", "redis://:s3cret-pass@redis.internal:6380/2",
+        "redis://[::1]:7000", "rediss://host", "redis://user:pw@host",
+        R"([0,10,20,false,[["a b",0.9,[0,0,9,0,9,5,0,5],[]]]])",
+        R"([1,3,4,true,[["x",1,[1,2,3,4,5,6,7,8],[["x",1,[1,2,3,4,5,6,7,8]]]]]])"}) {
+    seeds.Add("redis_fuzz", seed);
+  }
   std::printf("make_fuzz_seeds: %d seeds in %s\n", seeds.count(), argv[1]);
   return 0;
 }

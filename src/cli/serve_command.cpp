@@ -3,6 +3,7 @@
 #include <chrono>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <thread>
 
 #include <opencv2/core/utility.hpp>
@@ -15,6 +16,7 @@
 #include "engine/ort_model.h"
 #include "http/server.h"
 #include "image/decode.h"
+#include "jobs/redis_client.h"
 #include "pipeline/model_set.h"
 #include "pipeline/pipeline.h"
 #include "sched/cgroup_limits.h"
@@ -91,6 +93,21 @@ CLI::App* AddServeCommand(CLI::App& app, ServeOptions& o) {
       ->envname("ONNXOCR_JOB_TIMEOUT")
       ->check(CLI::Range(1, 7 * 86400))
       ->capture_default_str();
+  cmd->add_option("--redis", o.redis,
+                  "Keep jobs in Redis so that every replica serves and works on them: "
+                  "redis://[:password@]host[:port][/db]. Without it jobs live in this process")
+      ->envname("ONNXOCR_REDIS");
+  cmd->add_option("--job-lease", o.job_lease,
+                  "With --redis: seconds a page claimed by a replica stays its own without a "
+                  "renewal; a stopped replica's pages run elsewhere after it")
+      ->envname("ONNXOCR_JOB_LEASE")
+      ->check(CLI::Range(1, 3600))
+      ->capture_default_str();
+  cmd->add_option("--max-job-result-mb", o.max_job_result_mb,
+                  "With --redis: stored results per job, MiB; past it the job fails")
+      ->envname("ONNXOCR_MAX_JOB_RESULT_MB")
+      ->check(CLI::Range(1, 65536))
+      ->capture_default_str();
   return cmd;
 }
 
@@ -118,6 +135,19 @@ int Serve(const ServeOptions& o) {
   }
   image::QuietCodecWarnings();
   cv::setNumThreads(0);  // only the workers parallelise
+
+  std::optional<jobs::RedisJobsConfig> redis;
+  if (!o.redis.empty()) {
+    auto endpoint = jobs::ParseRedisUrl(o.redis);
+    if (!endpoint.ok()) {
+      std::cerr << "onnxocr serve: " << endpoint.status().message() << "\n";
+      return kExitUsage;
+    }
+    redis.emplace();
+    redis->endpoint = std::move(endpoint).value();
+    redis->lease = std::chrono::seconds(o.job_lease);
+    redis->max_result_bytes = std::int64_t{o.max_job_result_mb} << 20;
+  }
 
   auto specs = ResolveModelSpecs(o.input.models);
   if (!specs.ok()) {
@@ -148,6 +178,9 @@ int Serve(const ServeOptions& o) {
   config.jobs.max_jobs = static_cast<std::size_t>(o.max_jobs);
   config.jobs.ttl = std::chrono::seconds(o.job_ttl);
   config.jobs.timeout = std::chrono::seconds(o.job_timeout);
+  config.redis = redis;
+  if (redis)
+    spdlog::info("jobs: shared through Redis at {}", redis->endpoint.Redacted());
   if (config.memory_budget_bytes > 0)
     spdlog::info("memory budget for requests in flight: {} MB", config.memory_budget_bytes >> 20);
 

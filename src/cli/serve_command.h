@@ -23,6 +23,9 @@ struct ServeOptions {
   int max_jobs = 64;
   int job_ttl = 3600;
   int job_timeout = 3600;
+  std::string redis;           // --redis URL: jobs shared through Redis ("" = in memory)
+  int job_lease = 10;          // seconds a claimed page stays a replica's without renewal
+  int max_job_result_mb = 64;  // stored results per job in Redis
   int max_connections = 1024;
   int memory_budget_mb = 0;  // 0 = from the cgroup memory limit (none without one); -1 = off
   std::string cors_origin;   // "" = CORS off

@@ -16,6 +16,7 @@
 // belongs to the thread that made it.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <mutex>
 
@@ -161,6 +162,15 @@ class CondVar {
     std::unique_lock<std::mutex> lock(mu->mu_, std::adopt_lock);
     cv_.wait(lock);
     lock.release();  // still held: it is the caller's
+  }
+
+  // As Wait, but for at most `timeout`: false when it timed out.
+  template <class Rep, class Period>
+  bool WaitFor(Mutex* mu, std::chrono::duration<Rep, Period> timeout) REQUIRES(mu) {
+    std::unique_lock<std::mutex> lock(mu->mu_, std::adopt_lock);
+    const bool woken = cv_.wait_for(lock, timeout) == std::cv_status::no_timeout;
+    lock.release();
+    return woken;
   }
 
   // Wakes one waiter / every waiter. The lock need not be held.

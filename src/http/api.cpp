@@ -104,14 +104,15 @@ constexpr std::int64_t kResultBytesPerPage = 128 << 10;
 
 Api::Api(const ServerConfig& config, ServingFacts facts, sched::MemoryBudget* memory_budget,
          std::vector<const pipeline::Pipeline*> pipelines, Metrics& metrics, State state,
-         jobs::JobStore& jobs)
+         jobs::JobStore& jobs, jobs::RedisJobs* shared_jobs)
     : config_(config),
       facts_(facts),
       memory_budget_(memory_budget),
       pipelines_(std::move(pipelines)),
       metrics_(metrics),
       state_(std::move(state)),
-      jobs_(jobs) {}
+      jobs_(jobs),
+      shared_jobs_(shared_jobs) {}
 
 // The routes of spec/API.md section 3; the Web UI's files are found by path after these. A path
 // in the table answers other methods with 405, listing the table's methods for it in Allow.
@@ -196,6 +197,14 @@ Routed Api::Readyz(ApiRequest& r) const {
     return Answer(r.path, ErrorReply(503, "not_ready", "the server is draining"));
   if (state_.saturated())
     return Answer(r.path, ErrorReply(503, "not_ready", "the queue is full; not taking more work"));
+  if (shared_jobs_ != nullptr) {
+    // Redis down stops only the job routes: the server stays ready for interactive requests
+    // (taking every replica out of the balancer would turn a jobs outage into a total one).
+    Json jobs = {{"store", "redis"}, {"available", shared_jobs_->available()}};
+    if (!shared_jobs_->available())
+      jobs["error"] = shared_jobs_->unavailable_reason();
+    return Answer(r.path, Reply{200, DumpJson({{"status", "ready"}, {"jobs", std::move(jobs)}})});
+  }
   return Answer(r.path, Reply{200, R"({"status":"ready"})"});
 }
 
@@ -244,6 +253,13 @@ Routed Api::Info(ApiRequest& r) const {
         {"max_jobs", jobs_.limits().max_jobs},
         {"job_ttl_s", jobs_.limits().ttl.count()},
         {"job_timeout_s", jobs_.limits().timeout.count()}}},
+      {"jobs",
+       shared_jobs_ == nullptr
+           ? Json{{"store", "memory"}}
+           : Json{{"store", "redis"},
+                  {"redis", shared_jobs_->config().endpoint.Redacted()},
+                  {"lease_s", std::chrono::duration<double>(shared_jobs_->config().lease).count()},
+                  {"max_result_bytes", shared_jobs_->config().max_result_bytes}}},
   };
   return Answer(r.path, Reply{200, DumpJson(info)});
 }
@@ -310,6 +326,15 @@ Routed Api::OcrRoute(ApiRequest& r, bool json_only, bool as_job) const {
     };
     return {r.path, std::nullopt, std::move(work)};
   }
+  if (as_job && shared_jobs_ != nullptr) {
+    if (!shared_jobs_->available())
+      return Answer(r.path, JobStoreDown());
+    Work work = [this, call = std::move(call), pipe = *pipe,
+                 request_id = r.request_id](const WorkContext& /*context*/) mutable {
+      return SubmitSharedJob(call, pipe, request_id);
+    };
+    return {r.path, std::nullopt, std::move(work)};
+  }
   if (Status admit = jobs_.CanAdmit(); !admit.ok())
     return Answer(r.path, StatusReply(admit));
   // Opening the document (a PDF's structure) runs on a worker, like any work on client bytes.
@@ -372,8 +397,31 @@ Reply Api::StartJob(OcrCall& call, std::size_t pipe, bool listed,
     reply.headers.emplace_back("X-Accel-Buffering", "no");  // nginx: pass each line on at once
     return reply;
   }
-  const std::string path = "/jobs/" + (*job)->id();
-  const Json body = {{"id", (*job)->id()},
+  return JobCreated((*job)->id());
+}
+
+Reply Api::SubmitSharedJob(OcrCall& call, std::size_t pipe, const std::string& request_id) const {
+  // Opened here only to refuse a bad document at once and count its pages; the replicas that
+  // read its pages open it again from Redis.
+  const std::span<const std::uint8_t> bytes = AsBytes(call.file());
+  auto reader = document::PageReader::Open(bytes, call.options);
+  if (!reader.ok())
+    return FailureReply(reader.status(), request_id);
+  jobs::SharedJobSpec spec;
+  spec.model = pipelines_.at(pipe)->models().name;
+  spec.format = call.document_format.value_or(document::OutputFormat::kJson);
+  spec.paginate = call.paginate;
+  spec.options = call.options;
+  auto id = shared_jobs_->Submit(call.file(), spec, (*reader)->page_count(),
+                                 static_cast<int>((*reader)->pages().size()));
+  if (!id.ok())
+    return SharedJobFailure(id.status(), request_id);
+  return JobCreated(*id);
+}
+
+Reply Api::JobCreated(const std::string& id) {
+  const std::string path = "/jobs/" + id;
+  const Json body = {{"id", id},
                      {"status", "queued"},
                      {"status_url", path},
                      {"result_url", path + "/result"},
@@ -383,28 +431,105 @@ Reply Api::StartJob(OcrCall& call, std::size_t pipe, bool listed,
   return reply;
 }
 
+Reply Api::JobStoreDown() const {
+  return ErrorReply(503, "not_ready",
+                    shared_jobs_->unavailable_reason() +
+                        "; job routes answer again by themselves when Redis is back, and POST "
+                        "/ocr works meanwhile");
+}
+
+Reply Api::SharedJobFailure(const Status& status, const std::string& request_id) const {
+  if (status.code() == StatusCode::kUnavailable)
+    return JobStoreDown();
+  if (status.code() == StatusCode::kNotFound)
+    return JobNotFound(status.message().substr(std::string_view("no job ").size()));
+  return FailureReply(status, request_id);
+}
+
+Reply Api::JobNotFound(std::string_view id) {
+  return ErrorReply(404, "not_found",
+                    "no job " + PrintableEcho(id) +
+                        ": ids are 32 hex digits, and a job is kept --job-ttl after it ends");
+}
+
+Routed Api::SharedJobRoute(ApiRequest& r,
+                           Reply (Api::*answer)(const ApiRequest& request) const) const {
+  if (!jobs::IsJobId(r.path_id))
+    return Answer(r.path, JobNotFound(r.path_id));
+  if (!shared_jobs_->available())
+    return Answer(r.path, JobStoreDown());
+  // Redis is called from the worker that runs this, never from an I/O thread.
+  Work work = [this, answer, request = r](const WorkContext& /*context*/) {
+    return (this->*answer)(request);
+  };
+  return {r.path, std::nullopt, std::move(work)};
+}
+
+Reply Api::SharedJobStatus(const ApiRequest& r) const {
+  auto job = shared_jobs_->Find(r.path_id);
+  if (!job.ok())
+    return SharedJobFailure(job.status(), r.request_id);
+  return Reply(200, DumpJson(JobStatusJson(job->id, job->snapshot)));
+}
+
+Reply Api::SharedJobDelete(const ApiRequest& r) const {
+  auto job = shared_jobs_->Delete(r.path_id);
+  if (!job.ok())
+    return SharedJobFailure(job.status(), r.request_id);
+  return Reply(200, DumpJson(JobStatusJson(job->id, job->snapshot)));
+}
+
+Reply Api::SharedJobResult(const ApiRequest& r) const {
+  auto job = shared_jobs_->Find(r.path_id);
+  if (!job.ok())
+    return SharedJobFailure(job.status(), r.request_id);
+  const jobs::JobSnapshot& snap = job->snapshot;
+  if (!jobs::IsFinished(snap.state))
+    return NotFinished(snap);
+  if (snap.state != jobs::JobState::kSucceeded)
+    return JobErrorReply(snap.error);
+  auto doc = shared_jobs_->ReadResult(*job);
+  if (!doc.ok())
+    return SharedJobFailure(doc.status(), r.request_id);
+  const document::DocumentOptions& o = job->spec.options;
+  int lines = 0;
+  for (const document::DocumentPage& page : doc->pages)
+    lines += static_cast<int>(page.lines.size());
+  Reply reply{200, DumpJson(DocumentResponseJson(*doc, job->spec.format, job->spec.paginate,
+                                                 job->seconds, o.ocr.word_boxes))};
+  reply.lines = lines;
+  return reply;
+}
+
+Reply Api::SharedJobEvents(const ApiRequest& r) const {
+  auto view = shared_jobs_->Follow(r.path_id, LastEventId(r));
+  if (!view.ok())
+    return SharedJobFailure(view.status(), r.request_id);
+  return EventsReply(std::move(view).value(), LastEventId(r));
+}
+
 std::variant<std::shared_ptr<jobs::DocumentJob>, Reply> Api::FindJob(const ApiRequest& r) const {
   std::shared_ptr<jobs::DocumentJob> job;
   if (jobs::IsJobId(r.path_id))
     job = jobs_.Find(r.path_id);
-  if (!job) {
-    return ErrorReply(404, "not_found",
-                      "no job " + PrintableEcho(r.path_id) +
-                          ": ids are 32 hex digits, and a job is kept --job-ttl after it ends");
-  }
+  if (!job)
+    return JobNotFound(r.path_id);
   return job;
 }
 
 Routed Api::JobStatus(ApiRequest& r) const {
+  if (shared_jobs_ != nullptr)
+    return SharedJobRoute(r, &Api::SharedJobStatus);
   auto found = FindJob(r);
   if (Reply* missing = std::get_if<Reply>(&found))
     return Answer(r.path, std::move(*missing));
-  return Answer(
-      r.path,
-      Reply(200, DumpJson(JobStatusJson(*std::get<std::shared_ptr<jobs::DocumentJob>>(found)))));
+  const auto& job = std::get<std::shared_ptr<jobs::DocumentJob>>(found);
+  return Answer(r.path, Reply(200, DumpJson(JobStatusJson(job->id(), job->Snapshot()))));
 }
 
 Routed Api::JobDelete(ApiRequest& r) const {
+  if (shared_jobs_ != nullptr)
+    return SharedJobRoute(r, &Api::SharedJobDelete);
   auto found = FindJob(r);
   if (Reply* missing = std::get_if<Reply>(&found))
     return Answer(r.path, std::move(*missing));
@@ -413,23 +538,27 @@ Routed Api::JobDelete(ApiRequest& r) const {
     jobs_.Forget(job->id());  // a finished job: its result is freed
   else
     job->Cancel(Status(StatusCode::kCancelled, "cancelled by DELETE /jobs/" + job->id()));
-  return Answer(r.path, Reply(200, DumpJson(JobStatusJson(*job))));
+  return Answer(r.path, Reply(200, DumpJson(JobStatusJson(job->id(), job->Snapshot()))));
+}
+
+Reply Api::NotFinished(const jobs::JobSnapshot& snap) {
+  return ErrorReply(409, "job_not_finished",
+                    "the job is " + std::string(jobs::StateName(snap.state)) + " (" +
+                        std::to_string(snap.pages_done) + " of " +
+                        std::to_string(snap.pages_total) +
+                        " pages done); follow its events_url or poll its status_url");
 }
 
 Routed Api::JobResult(ApiRequest& r) const {
+  if (shared_jobs_ != nullptr)
+    return SharedJobRoute(r, &Api::SharedJobResult);
   auto found = FindJob(r);
   if (Reply* missing = std::get_if<Reply>(&found))
     return Answer(r.path, std::move(*missing));
   const auto& job = std::get<std::shared_ptr<jobs::DocumentJob>>(found);
   const jobs::JobSnapshot snap = job->Snapshot();
-  if (!jobs::IsFinished(snap.state)) {
-    return Answer(
-        r.path,
-        ErrorReply(409, "job_not_finished",
-                   "the job is " + std::string(jobs::StateName(snap.state)) + " (" +
-                       std::to_string(snap.pages_done) + " of " + std::to_string(snap.pages_total) +
-                       " pages done); follow its events_url or poll its status_url"));
-  }
+  if (!jobs::IsFinished(snap.state))
+    return Answer(r.path, NotFinished(snap));
   if (snap.state != jobs::JobState::kSucceeded)
     return Answer(r.path, JobErrorReply(snap.error));
   const jobs::JobSpec& spec = job->spec();
@@ -437,30 +566,38 @@ Routed Api::JobResult(ApiRequest& r) const {
                                       spec.word_boxes));
 }
 
-Routed Api::JobEvents(ApiRequest& r) const {
-  auto found = FindJob(r);
-  if (Reply* missing = std::get_if<Reply>(&found))
-    return Answer(r.path, std::move(*missing));
-  auto& job = std::get<std::shared_ptr<jobs::DocumentJob>>(found);
+std::size_t Api::LastEventId(const ApiRequest& r) {
   std::size_t last = 0;
-  if (!r.last_event_id.empty()) {
-    const auto [end, ec] = std::from_chars(r.last_event_id.data(),
-                                           r.last_event_id.data() + r.last_event_id.size(), last);
-    if (ec != std::errc() || end != r.last_event_id.data() + r.last_event_id.size())
-      last = 0;
-  }
+  const std::string& text = r.last_event_id;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), last);
+  if (ec != std::errc() || end != text.data() + text.size())
+    return 0;
+  return last;
+}
+
+Reply Api::EventsReply(std::shared_ptr<jobs::JobView> job, std::size_t last) {
   // An id past the log (made up, or from another job) resumes from its end.
-  const bool finished = job->finished_at().has_value();
+  const bool finished = jobs::IsFinished(job->Snapshot().state);
   last = std::min(last, job->event_count());
   // A browser's EventSource reconnects whenever a stream ends; after the last event, 204 tells
   // it to stop (the HTML standard's way).
   if (last > 0 && finished && last == job->event_count())
-    return Answer(r.path, Reply(204, "", ""));
+    return Reply(204, "", "");
   Reply reply(200, "", "text/event-stream");
   reply.stream = MakeEventStream(std::move(job), last);
   reply.headers.emplace_back("Cache-Control", "no-store");
   reply.headers.emplace_back("X-Accel-Buffering", "no");
-  return Answer(r.path, std::move(reply));
+  return reply;
+}
+
+Routed Api::JobEvents(ApiRequest& r) const {
+  if (shared_jobs_ != nullptr)
+    return SharedJobRoute(r, &Api::SharedJobEvents);
+  auto found = FindJob(r);
+  if (Reply* missing = std::get_if<Reply>(&found))
+    return Answer(r.path, std::move(*missing));
+  return Answer(r.path, EventsReply(std::move(std::get<std::shared_ptr<jobs::DocumentJob>>(found)),
+                                    LastEventId(r)));
 }
 
 Reply Api::RunOcr(const OcrCall& call, std::size_t pipe, const WorkContext& context,

@@ -23,6 +23,7 @@
 #include "http/ocr_request.h"
 #include "http/server_config.h"
 #include "jobs/job_store.h"
+#include "jobs/redis_jobs.h"
 #include "pipeline/pipeline.h"
 #include "sched/memory_budget.h"
 
@@ -78,12 +79,13 @@ class Api {
   // `pipelines`: the loaded model sets, the first the default (those of one worker group: each
   // group has the same sets in the same order, and Work finds its group's by index). Work
   // reserves its estimated peak memory in `memory_budget` first (null: no budget). Long
-  // documents (jobs and streams) run in `jobs`.
+  // documents (jobs and streams) run in `jobs`, or with --redis (`shared_jobs` not null) jobs in
+  // Redis and streams in `jobs`.
   // REQUIRES: pipelines, metrics, memory_budget and jobs outlive the Api and every Work it
   // returned.
   Api(const ServerConfig& config, ServingFacts facts, sched::MemoryBudget* memory_budget,
       std::vector<const pipeline::Pipeline*> pipelines, Metrics& metrics, State state,
-      jobs::JobStore& jobs);
+      jobs::JobStore& jobs, jobs::RedisJobs* shared_jobs = nullptr);
 
   Routed Route(ApiRequest& request) const;
 
@@ -116,6 +118,27 @@ class Api {
   Routed JobEvents(ApiRequest& request) const;
   // The job of request.path_id, or the 404 to answer.
   std::variant<std::shared_ptr<jobs::DocumentJob>, Reply> FindJob(const ApiRequest& r) const;
+  static Reply JobNotFound(std::string_view id);
+  static Reply JobCreated(const std::string& id);               // 202 with the job's URLs
+  static Reply NotFinished(const jobs::JobSnapshot& snapshot);  // 409 job_not_finished
+  static std::size_t LastEventId(const ApiRequest& request);    // 0 when absent or malformed
+  // The events of `job` after `last` (Last-Event-ID), or 204 when the stream already ended there.
+  static Reply EventsReply(std::shared_ptr<jobs::JobView> job, std::size_t last);
+
+  // With --redis: a job route's answer, read from Redis by Work on a worker (`answer`), or a
+  // 404 / 503 at once.
+  Routed SharedJobRoute(ApiRequest& request,
+                        Reply (Api::*answer)(const ApiRequest& request) const) const;
+  Reply SharedJobStatus(const ApiRequest& request) const;
+  Reply SharedJobDelete(const ApiRequest& request) const;
+  Reply SharedJobResult(const ApiRequest& request) const;
+  Reply SharedJobEvents(const ApiRequest& request) const;
+  // Work admitting a job into Redis: the document is checked and counted here, stored once.
+  Reply SubmitSharedJob(OcrCall& call, std::size_t pipeline, const std::string& request_id) const;
+  // 503 not_ready while Redis is unreachable.
+  Reply JobStoreDown() const;
+  // kUnavailable -> 503 not_ready, kNotFound -> 404, the rest as any failure.
+  Reply SharedJobFailure(const Status& status, const std::string& request_id) const;
 
   // Either form of POST /ocr, and POST /jobs (`as_job`): the parsed call becomes one Work,
   // whichever form it came in: the answer itself, or the admission of a job or a stream.
@@ -148,6 +171,7 @@ class Api {
   Metrics& metrics_;
   State state_;
   jobs::JobStore& jobs_;
+  jobs::RedisJobs* shared_jobs_;  // null without --redis
 };
 
 }  // namespace ocr::http

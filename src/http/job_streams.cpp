@@ -30,14 +30,14 @@ Json Rfc3339(const std::optional<std::chrono::system_clock::time_point>& t) {
   return std::string(text, n) + "." + std::to_string(1000 + ms % 1000).substr(1) + "Z";
 }
 
-std::string JobPath(const DocumentJob& job) {
+std::string JobPath(const jobs::JobView& job) {
   return "/jobs/" + job.id();
 }
 
 // What both streams share: the job, the reader's cursor into its log, and the watch.
 class JobStreamBase : public ReplyStream {
  public:
-  JobStreamBase(std::shared_ptr<DocumentJob> job, std::size_t cursor)
+  JobStreamBase(std::shared_ptr<jobs::JobView> job, std::size_t cursor)
       : job_(std::move(job)), cursor_(cursor) {}
 
   ~JobStreamBase() override { Unwatch(); }
@@ -70,7 +70,7 @@ class JobStreamBase : public ReplyStream {
       job_->Unwatch(handle);
   }
 
-  std::shared_ptr<DocumentJob> job_;
+  std::shared_ptr<jobs::JobView> job_;
 
  private:
   std::size_t cursor_;
@@ -79,7 +79,8 @@ class JobStreamBase : public ReplyStream {
 
 class NdjsonStream final : public JobStreamBase {
  public:
-  explicit NdjsonStream(std::shared_ptr<DocumentJob> job) : JobStreamBase(std::move(job), 0) {}
+  explicit NdjsonStream(std::shared_ptr<DocumentJob> job)
+      : JobStreamBase(job, 0), document_job_(std::move(job)) {}
 
   // The job exists only for this stream's client: without the stream nobody reads it.
   ~NdjsonStream() override { CancelJob(); }
@@ -92,11 +93,11 @@ class NdjsonStream final : public JobStreamBase {
  private:
   void CancelJob() {
     Unwatch();
-    job_->Cancel(Status(StatusCode::kCancelled, "the client closed the connection"));
+    document_job_->Cancel(Status(StatusCode::kCancelled, "the client closed the connection"));
   }
 
   std::string Render(const JobEvent& event, std::size_t /*id*/) override {
-    const bool words = job_->spec().word_boxes;
+    const bool words = job_->word_boxes();
     switch (event.kind) {
       case JobEvent::Kind::kProgress:
         return {};
@@ -107,17 +108,20 @@ class NdjsonStream final : public JobStreamBase {
     }
     const jobs::JobSnapshot snap = job_->Snapshot();
     if (snap.state == JobState::kSucceeded) {
-      return DumpJson(DocumentSummaryJson(job_->result(), job_->spec().format,
-                                          job_->spec().paginate, job_->seconds())) +
+      const jobs::JobSpec& spec = document_job_->spec();
+      return DumpJson(DocumentSummaryJson(document_job_->result(), spec.format, spec.paginate,
+                                          document_job_->seconds())) +
              "\n";
     }
     return JobErrorReply(snap.error).body + "\n";
   }
+
+  std::shared_ptr<DocumentJob> document_job_;
 };
 
 class EventStream final : public JobStreamBase {
  public:
-  EventStream(std::shared_ptr<DocumentJob> job, std::size_t last_event_id)
+  EventStream(std::shared_ptr<jobs::JobView> job, std::size_t last_event_id)
       : JobStreamBase(std::move(job), last_event_id) {}
 
   Piece Next() override {
@@ -146,7 +150,7 @@ class EventStream final : public JobStreamBase {
       case JobEvent::Kind::kPage: {
         name = "page";
         data = {{"index", event.index}};
-        data.update(PageJson(job_->page(event.index), job_->spec().word_boxes));
+        data.update(PageJson(job_->page(event.index), job_->word_boxes()));
         break;
       }
       case JobEvent::Kind::kEnd: {
@@ -172,8 +176,7 @@ class EventStream final : public JobStreamBase {
 
 }  // namespace
 
-Json JobStatusJson(const DocumentJob& job) {
-  const jobs::JobSnapshot snap = job.Snapshot();
+Json JobStatusJson(const std::string& id, const jobs::JobSnapshot& snap) {
   Json error = nullptr;
   Json error_code = nullptr;
   if (snap.state == JobState::kCancelled) {
@@ -183,7 +186,7 @@ Json JobStatusJson(const DocumentJob& job) {
     error = body["error"]["message"];
     error_code = body["error"]["code"];
   }
-  return {{"id", job.id()},
+  return {{"id", id},
           {"status", jobs::StateName(snap.state)},
           {"page_count", snap.pages_total},
           {"pages_done", snap.pages_done},
@@ -204,7 +207,7 @@ std::shared_ptr<ReplyStream> MakeNdjsonStream(std::shared_ptr<DocumentJob> job) 
   return std::make_shared<NdjsonStream>(std::move(job));
 }
 
-std::shared_ptr<ReplyStream> MakeEventStream(std::shared_ptr<DocumentJob> job,
+std::shared_ptr<ReplyStream> MakeEventStream(std::shared_ptr<jobs::JobView> job,
                                              std::size_t last_event_id) {
   return std::make_shared<EventStream>(std::move(job), last_event_id);
 }

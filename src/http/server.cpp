@@ -90,6 +90,7 @@ struct Server::Impl {
              jobs::PageWorkers{&scheduler, group_pipelines,
                                [this](const document::DocumentPage& page) { RecordPage(page); }},
              scheduler.worker_count()),
+        shared_jobs(MakeSharedJobs()),
         strand(net::make_strand(ioc)),
         acceptor(strand),
         signals(strand, SIGINT, SIGTERM),
@@ -100,7 +101,8 @@ struct Server::Impl {
                                  static_cast<size_t>(live_sessions.load())};
         }),
         api(config, MakeServingFacts(scheduler), &memory_budget, group_pipelines.front(), metrics,
-            {[this] { return draining.load(); }, [this] { return scheduler.full(); }}, jobs) {
+            {[this] { return draining.load(); }, [this] { return scheduler.full(); }}, jobs,
+            shared_jobs.get()) {
     access_log = spdlog::get("access");
     if (!access_log) {
       access_log = spdlog::stderr_logger_mt("access");
@@ -124,6 +126,20 @@ struct Server::Impl {
     metrics.RecordPages(1);
   }
 
+  // With --redis, the jobs every replica shares; pages read here count in this one's metrics.
+  std::unique_ptr<jobs::RedisJobs> MakeSharedJobs() {
+    if (!config.redis)
+      return nullptr;
+    std::vector<std::string> names;
+    for (const pipeline::Pipeline* p : group_pipelines.front())
+      names.push_back(p->models().name);
+    return std::make_unique<jobs::RedisJobs>(
+        *config.redis, config.jobs,
+        jobs::PageWorkers{&scheduler, group_pipelines,
+                          [this](const document::DocumentPage& page) { RecordPage(page); }},
+        scheduler.worker_count(), std::move(names), config.limits);
+  }
+
   static ServingFacts MakeServingFacts(const sched::Scheduler& s) {
     ServingFacts facts;
     for (const sched::WorkerGroupPlan& g : s.plan())
@@ -138,8 +154,9 @@ struct Server::Impl {
   sched::Scheduler& scheduler;
   // Per worker group, the model sets in the same order (index 0 is the default).
   const std::vector<std::vector<const pipeline::Pipeline*>> group_pipelines;
-  sched::MemoryBudget memory_budget;  // outlives the api and the work it hands out
-  jobs::JobStore jobs;                // long documents; outlives the api
+  sched::MemoryBudget memory_budget;             // outlives the api and the work it hands out
+  jobs::JobStore jobs;                           // long documents; outlives the api
+  std::unique_ptr<jobs::RedisJobs> shared_jobs;  // --redis: jobs in Redis; outlives the api
   std::shared_ptr<spdlog::logger> access_log;
   std::atomic<bool> draining{false};
   std::atomic<int> live_sessions{0};
@@ -716,6 +733,8 @@ void Server::Impl::OnSignal(beast::error_code ec, int signo) {
 void Server::Impl::BeginDrain() {
   draining.store(true);
   jobs.StopAdmitting();
+  if (shared_jobs)
+    shared_jobs->StopClaiming();  // pages in flight finish; other replicas take the rest
   beast::error_code ignored;
   acceptor.close(ignored);
   std::vector<std::weak_ptr<Session>> snapshot;
@@ -733,7 +752,8 @@ void Server::Impl::BeginDrain() {
 
 void Server::Impl::PollDrain() {
   // Jobs running when SIGTERM came may finish within the drain time; then they are cancelled.
-  if (live_sessions.load() == 0 && jobs.unfinished() == 0) {
+  if (live_sessions.load() == 0 && jobs.unfinished() == 0 &&
+      (!shared_jobs || shared_jobs->in_flight() == 0)) {
     spdlog::info("drained; stopping");
     ioc.stop();
     return;
@@ -747,6 +767,8 @@ void Server::Impl::PollDrain() {
       drain_deadline = Clock::now() + std::chrono::milliseconds(500);
     } else {
       spdlog::warn("drain timeout: closing {} connection(s)", live_sessions.load());
+      if (shared_jobs)
+        shared_jobs->Stop();  // hands its unfinished pages back to the queue
       ioc.stop();
       return;
     }
@@ -787,6 +809,8 @@ Server::~Server() = default;
 Status Server::Run() {
   Impl& s = *impl_;
   OCR_RETURN_IF_ERROR(s.Listen());
+  if (s.shared_jobs)
+    s.shared_jobs->Start();
   net::dispatch(s.strand, [&s] {
     s.DoAccept();
     s.Sweep();
@@ -799,7 +823,9 @@ Status Server::Run() {
     s.RunIo();
   }
   s.jobs.CancelAll(Status(StatusCode::kUnavailable, "the server is shutting down"));
-  s.scheduler.Stop();  // drops queued jobs; a job already running finishes first
+  if (s.shared_jobs)
+    s.shared_jobs->Stop();  // before the workers stop, so stopped pages come back to it
+  s.scheduler.Stop();       // drops queued jobs; a job already running finishes first
   spdlog::info("stopped");
   return Status::Ok();
 }

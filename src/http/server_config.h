@@ -5,10 +5,12 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "document/limits.h"
 #include "jobs/job_store.h"
+#include "jobs/redis_jobs.h"
 
 namespace ocr::http {
 
@@ -27,6 +29,8 @@ struct ServerConfig {
   // (or 422 image_too_large for one document bigger than all of it). 0 = no budget.
   std::int64_t memory_budget_bytes = 0;
   jobs::JobLimits jobs;  // --max-jobs, --job-ttl, --job-timeout: long documents
+  // --redis, --job-lease, --max-job-result-mb: jobs shared by the replicas; none = in memory.
+  std::optional<jobs::RedisJobsConfig> redis;
 };
 
 }  // namespace ocr::http

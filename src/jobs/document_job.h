@@ -28,20 +28,12 @@
 #include "common/status.h"
 #include "document/document.h"
 #include "document/render.h"
+#include "jobs/job_view.h"
 #include "pipeline/pipeline.h"
 #include "sched/memory_budget.h"
 #include "sched/scheduler.h"
 
 namespace ocr::jobs {
-
-enum class JobState { kQueued, kRunning, kSucceeded, kFailed, kCancelled };
-
-// "queued", "running", "succeeded", "failed", "cancelled".
-std::string_view StateName(JobState state);
-
-inline bool IsFinished(JobState state) {
-  return state != JobState::kQueued && state != JobState::kRunning;
-}
 
 // Where pages run: the scheduler's workers; group g reads with group_pipelines[g][pipeline].
 // REQUIRES: the scheduler and pipelines outlive every job.
@@ -66,25 +58,7 @@ struct JobSpec {
   std::optional<sched::MemoryBudget::Lease> result_lease;
 };
 
-struct JobEvent {
-  enum class Kind { kProgress, kPage, kEnd };
-  Kind kind = Kind::kProgress;
-  std::size_t index = 0;  // kPage: which of the job's pages (0 .. pages_total - 1)
-  int pages_done = 0;     // kProgress: pages finished so far
-};
-
-struct JobSnapshot {
-  JobState state = JobState::kQueued;
-  int page_count = 0;   // pages in the document
-  int pages_total = 0;  // pages this job reads (the page_range's)
-  int pages_done = 0;
-  std::chrono::system_clock::time_point created;
-  std::optional<std::chrono::system_clock::time_point> started;
-  std::optional<std::chrono::system_clock::time_point> finished;
-  Status error;  // failed: why; cancelled: kCancelled or kDeadlineExceeded
-};
-
-class DocumentJob : public std::enable_shared_from_this<DocumentJob> {
+class DocumentJob final : public JobView, public std::enable_shared_from_this<DocumentJob> {
  public:
   using Clock = std::chrono::steady_clock;
 
@@ -104,21 +78,23 @@ class DocumentJob : public std::enable_shared_from_this<DocumentJob> {
   // client hung up, shutdown) or kDeadlineExceeded (--job-timeout). No effect once finished.
   void Cancel(const Status& why) EXCLUDES(mu_);
 
-  const std::string& id() const { return id_; }
+  const std::string& id() const override { return id_; }
+
+  bool word_boxes() const override { return spec_.word_boxes; }
 
   Clock::time_point deadline() const { return deadline_; }
 
   const JobSpec& spec() const { return spec_; }
 
-  JobSnapshot Snapshot() const EXCLUDES(mu_);
+  JobSnapshot Snapshot() const override EXCLUDES(mu_);
   // When the job ended (steady clock), for expiry; nullopt while unfinished.
   std::optional<Clock::time_point> finished_at() const EXCLUDES(mu_);
 
   // Events from `cursor` on (the log only grows). Page i may be read with page() once a kPage
   // event for it was returned.
-  std::vector<JobEvent> EventsSince(std::size_t cursor) const EXCLUDES(mu_);
-  std::size_t event_count() const EXCLUDES(mu_);
-  const document::DocumentPage& page(std::size_t index) const;
+  std::vector<JobEvent> EventsSince(std::size_t cursor) const override EXCLUDES(mu_);
+  std::size_t event_count() const override EXCLUDES(mu_);
+  const document::DocumentPage& page(std::size_t index) const override;
 
   // The whole document. REQUIRES: the job succeeded.
   const document::DocumentResult& result() const;
@@ -127,8 +103,8 @@ class DocumentJob : public std::enable_shared_from_this<DocumentJob> {
 
   // `wake` runs after each new event, on the thread that added it (a worker or a caller of
   // Cancel), without the job's lock held. Returns a handle for Unwatch.
-  std::uint64_t Watch(std::function<void()> wake) EXCLUDES(mu_);
-  void Unwatch(std::uint64_t handle) EXCLUDES(mu_);
+  std::uint64_t Watch(std::function<void()> wake) override EXCLUDES(mu_);
+  void Unwatch(std::uint64_t handle) override EXCLUDES(mu_);
 
  private:
   // Hands pages to the scheduler while fewer than the window are in flight.

@@ -1,0 +1,64 @@
+// Fuzz target for the hand-written decoders of the shared job store (jobs/): ParseRedisUrl (the
+// --redis URL) either fails with kInvalidArgument without echoing the input, or gives an endpoint
+// whose URL parses back to the same endpoint and whose Redacted() form never shows the password;
+// DecodePage (a page as stored in Redis) either fails with kInternal or gives a page that
+// encodes and decodes back to the same encoding.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "fuzz_support.h"
+#include "jobs/page_codec.h"
+#include "jobs/redis_client.h"
+
+namespace {
+
+std::string UrlOf(const ocr::jobs::RedisEndpoint& e) {
+  const bool ipv6 = e.host.find(':') != std::string::npos;
+  return "redis://" + (e.password.empty() ? std::string() : ":" + e.password + "@") +
+         (ipv6 ? "[" + e.host + "]" : e.host) + ":" + std::to_string(e.port) + "/" +
+         std::to_string(e.db);
+}
+
+void CheckUrl(std::string_view input) {
+  const auto endpoint = ocr::jobs::ParseRedisUrl(input);
+  if (!endpoint.ok()) {
+    OCR_FUZZ_CHECK(endpoint.status().code() == ocr::StatusCode::kInvalidArgument);
+    OCR_FUZZ_CHECK(input.size() < 12 ||
+                   endpoint.status().message().find(input) == std::string::npos);
+    return;
+  }
+  OCR_FUZZ_CHECK(!endpoint->host.empty());
+  OCR_FUZZ_CHECK(endpoint->port >= 1 && endpoint->port <= 65535);
+  OCR_FUZZ_CHECK(endpoint->db >= 0);
+  const std::string redacted = endpoint->Redacted();
+  OCR_FUZZ_CHECK(endpoint->password.size() < 4 ||
+                 redacted.find(endpoint->password) == std::string::npos);
+  const auto again = ocr::jobs::ParseRedisUrl(UrlOf(*endpoint));
+  OCR_FUZZ_CHECK(again.ok());
+  OCR_FUZZ_CHECK(again->host == endpoint->host && again->port == endpoint->port &&
+                 again->password == endpoint->password && again->db == endpoint->db);
+}
+
+void CheckPage(std::string_view input) {
+  const auto page = ocr::jobs::DecodePage(input);
+  if (!page.ok()) {
+    OCR_FUZZ_CHECK(page.status().code() == ocr::StatusCode::kInternal);
+    return;
+  }
+  const std::string encoded = ocr::jobs::EncodePage(*page);
+  const auto again = ocr::jobs::DecodePage(encoded);
+  OCR_FUZZ_CHECK(again.ok());
+  OCR_FUZZ_CHECK(ocr::jobs::EncodePage(*again) == encoded);
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string_view input = ocr::fuzz::AsText(data, size);
+  CheckUrl(input);
+  CheckUrl("redis://" + std::string(input));
+  CheckPage(input);
+  return 0;
+}

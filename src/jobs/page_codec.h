@@ -1,0 +1,25 @@
+// A read page as compact JSON, the form in which the shared job store (jobs/redis_jobs.h) keeps
+// pages in Redis so that any replica can answer a job's result. Not a wire format of the API:
+// arrays instead of named fields, to keep the stored results small (about half the bytes of the
+// API's JSON for the same lines).
+// Thread-safety: pure functions.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "common/status.h"
+#include "document/document.h"
+
+namespace ocr::jobs {
+
+// [page, width, height, from_text_layer, [[text, confidence, [x0,y0,..,x3,y3], [words]], ...]]
+// where each word is [text, confidence, [8 coordinates]]. Stage times are not kept: they were
+// counted by the replica that read the page.
+std::string EncodePage(const document::DocumentPage& page);
+
+// The inverse of EncodePage. Errors: kInternal when `text` is not what EncodePage writes (the
+// store holds something else under the key).
+Result<document::DocumentPage> DecodePage(std::string_view text);
+
+}  // namespace ocr::jobs

@@ -1,0 +1,347 @@
+// The shared job store's parts against a real redis-server on an ephemeral loopback port, started
+// and stopped by the test: the --redis URL, the stored page form, RedisPool's failure and
+// recovery, and RedisJobs' admission, limits, cancellation, expiry and followed events. Pages
+// read by several real servers: tests/deploy/redis_jobs_test.py.
+#include "jobs/redis_jobs.h"
+
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "jobs/page_codec.h"
+#include "jobs/redis_client.h"
+#include "support/status_matchers.h"
+
+namespace ocr::jobs {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+using namespace std::chrono_literals;
+
+constexpr const char* kRedisServer = "/usr/bin/redis-server";
+
+int FreePort() {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+  socklen_t len = sizeof(addr);
+  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  close(fd);
+  return ntohs(addr.sin_port);
+}
+
+// Debian's redis-server on 127.0.0.1, no persistence; stopped (SIGTERM) by Stop() or the
+// destructor.
+class RedisProcess {
+ public:
+  explicit RedisProcess(std::vector<std::string> extra = {}) : extra_(std::move(extra)) {}
+
+  ~RedisProcess() { Stop(); }
+
+  void Start() {
+    port_ = port_ != 0 ? port_ : FreePort();
+    std::vector<std::string> args = {
+        kRedisServer,   "--port", std::to_string(port_), "--bind", "127.0.0.1",  "--save", "",
+        "--appendonly", "no",     "--daemonize",         "no",     "--loglevel", "warning"};
+    args.insert(args.end(), extra_.begin(), extra_.end());
+    pid_ = fork();
+    if (pid_ == 0) {
+      std::vector<char*> argv;
+      for (std::string& a : args)
+        argv.push_back(a.data());
+      argv.push_back(nullptr);
+      execv(kRedisServer, argv.data());
+      _exit(127);
+    }
+    for (int i = 0; i < 100; ++i) {  // up to 5 s for it to listen
+      if (RedisConnection::Connect(endpoint(), 200ms).ok() || (!extra_.empty() && CanTcpConnect()))
+        return;
+      std::this_thread::sleep_for(50ms);
+    }
+    FAIL() << "redis-server did not start on port " << port_;
+  }
+
+  void Stop() {
+    if (pid_ <= 0)
+      return;
+    kill(pid_, SIGTERM);
+    waitpid(pid_, nullptr, 0);
+    pid_ = -1;
+  }
+
+  RedisEndpoint endpoint() const {
+    RedisEndpoint e;
+    e.host = "127.0.0.1";
+    e.port = port_;
+    return e;
+  }
+
+ private:
+  bool CanTcpConnect() const {
+    const int fd = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<std::uint16_t>(port_));
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    const bool ok = connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
+    close(fd);
+    return ok;
+  }
+
+  std::vector<std::string> extra_;
+  int port_ = 0;
+  pid_t pid_ = -1;
+};
+
+bool HaveRedis() {
+  return std::filesystem::exists(kRedisServer);
+}
+
+#define SKIP_WITHOUT_REDIS()                                                     \
+  if (!HaveRedis())                                                              \
+  GTEST_SKIP() << kRedisServer                                                   \
+               << " is not installed (Debian's redis-server; scripts/bootstrap " \
+                  "installs it)"
+
+TEST(RedisUrlTest, ParsesHostPortPasswordAndDatabase) {
+  auto e = ParseRedisUrl("redis://:p%40ss-word@redis.internal:6380/2");
+  ASSERT_OK(e);
+  EXPECT_EQ(e->host, "redis.internal");
+  EXPECT_EQ(e->port, 6380);
+  EXPECT_EQ(e->password, "p%40ss-word");
+  EXPECT_EQ(e->db, 2);
+  EXPECT_EQ(e->Redacted(), "redis://:***@redis.internal:6380/2");
+
+  auto plain = ParseRedisUrl("redis://localhost");
+  ASSERT_OK(plain);
+  EXPECT_EQ(plain->port, 6379);
+  EXPECT_EQ(plain->db, 0);
+  EXPECT_EQ(plain->Redacted(), "redis://localhost:6379/0");
+
+  auto v6 = ParseRedisUrl("redis://[::1]:7000/");
+  ASSERT_OK(v6);
+  EXPECT_EQ(v6->host, "::1");
+  EXPECT_EQ(v6->port, 7000);
+}
+
+TEST(RedisUrlTest, RefusesWhatItCannotHonour) {
+  const auto tls = ParseRedisUrl("rediss://:secret@host:6380");
+  EXPECT_EQ(tls.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(tls.status().message(), HasSubstr("TLS"));
+  for (const char* bad :
+       {"http://host", "redis://", "redis://:@host", "redis://host:0", "redis://host:99999",
+        "redis://host/x", "redis://host?db=1", "redis://user:topsecret@host", "redis://ho st"}) {
+    const auto e = ParseRedisUrl(bad);
+    EXPECT_EQ(e.status().code(), StatusCode::kInvalidArgument) << bad;
+    EXPECT_THAT(e.status().message(), Not(HasSubstr("topsecret"))) << bad;
+  }
+}
+
+TEST(PageCodecTest, RoundTripsLinesWordsAndSource) {
+  document::DocumentPage page;
+  page.page = 7;
+  page.width = 1240;
+  page.height = 1754;
+  page.from_text_layer = true;
+  pipeline::TextLine line;
+  line.text = "Total: 12,50 € 合计";
+  line.confidence = 0.875f;
+  line.box = {{{10.5f, 20}, {300, 20}, {300, 48.25f}, {10.5f, 48.25f}}};
+  line.words.push_back({"Total:", 0.9f, {{{10.5f, 20}, {80, 20}, {80, 48}, {10.5f, 48}}}});
+  page.lines.push_back(line);
+  page.lines.push_back({"second", 0.5f, {}, {}});
+
+  auto back = DecodePage(EncodePage(page));
+  ASSERT_OK(back);
+  EXPECT_EQ(back->page, 7);
+  EXPECT_EQ(back->width, 1240);
+  EXPECT_EQ(back->height, 1754);
+  EXPECT_TRUE(back->from_text_layer);
+  ASSERT_EQ(back->lines.size(), 2u);
+  EXPECT_EQ(back->lines[0].text, line.text);
+  EXPECT_FLOAT_EQ(back->lines[0].confidence, 0.875f);
+  EXPECT_FLOAT_EQ(back->lines[0].box[2].y, 48.25f);
+  ASSERT_EQ(back->lines[0].words.size(), 1u);
+  EXPECT_EQ(back->lines[0].words[0].text, "Total:");
+  EXPECT_EQ(EncodePage(*back), EncodePage(page));
+
+  EXPECT_EQ(DecodePage("[1,2]").status().code(), StatusCode::kInternal);
+  EXPECT_EQ(DecodePage("not json").status().code(), StatusCode::kInternal);
+}
+
+TEST(RedisPoolTest, FailsFastWhileDownAndRecoversByItself) {
+  SKIP_WITHOUT_REDIS();
+  RedisProcess redis;
+  redis.Start();
+  RedisPool pool(redis.endpoint(), 500ms, 300ms);
+  auto pong = pool.Command({"PING"});
+  ASSERT_OK(pong);
+  EXPECT_EQ(pong->str, "PONG");
+  EXPECT_TRUE(pool.healthy());
+
+  redis.Stop();
+  EXPECT_EQ(pool.Command({"PING"}).status().code(), StatusCode::kUnavailable);
+  EXPECT_FALSE(pool.healthy());
+  const auto refused = pool.Command({"PING"});
+  EXPECT_EQ(refused.status().code(), StatusCode::kUnavailable);
+  EXPECT_THAT(refused.status().message(), HasSubstr("127.0.0.1"));
+
+  redis.Start();  // the same port
+  Status last = Status::Ok();
+  for (int i = 0; i < 40; ++i) {
+    last = pool.Command({"PING"}).status();
+    if (last.ok())
+      break;
+    std::this_thread::sleep_for(100ms);
+  }
+  EXPECT_OK(last);
+  EXPECT_TRUE(pool.healthy());
+}
+
+TEST(RedisPoolTest, NeverShowsThePassword) {
+  SKIP_WITHOUT_REDIS();
+  RedisProcess redis({"--requirepass", "right-horse-battery"});
+  redis.Start();
+  RedisEndpoint wrong = redis.endpoint();
+  wrong.password = "wrong-staple-secret";
+  const auto refused = RedisConnection::Connect(wrong, 500ms);
+  EXPECT_EQ(refused.status().code(), StatusCode::kUnavailable);
+  EXPECT_THAT(refused.status().message(), HasSubstr("refused the password"));
+  EXPECT_THAT(refused.status().message(), Not(HasSubstr("wrong-staple-secret")));
+  EXPECT_THAT(refused.status().message(), HasSubstr(":***@"));
+
+  RedisEndpoint right = redis.endpoint();
+  right.password = "right-horse-battery";
+  right.db = 3;
+  auto connection = RedisConnection::Connect(right, 500ms);
+  ASSERT_OK(connection);
+  EXPECT_OK((*connection)->Command({"SET", "k", "v"}));
+}
+
+class RedisJobsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!HaveRedis())
+      GTEST_SKIP() << kRedisServer << " is not installed (scripts/bootstrap installs it)";
+    redis_.Start();
+  }
+
+  // A store that is not started: no claim loop, so its jobs stay queued.
+  std::unique_ptr<RedisJobs> Store(JobLimits limits) {
+    RedisJobsConfig config;
+    config.endpoint = redis_.endpoint();
+    return std::make_unique<RedisJobs>(config, limits, PageWorkers{}, 1,
+                                       std::vector<std::string>{"ppocrv4"},
+                                       document::InputLimits{});
+  }
+
+  static SharedJobSpec Spec() {
+    SharedJobSpec spec;
+    spec.model = "ppocrv4";
+    spec.format = document::OutputFormat::kMarkdown;
+    spec.options.page_range = "0-2";
+    spec.options.ocr.word_boxes = true;
+    return spec;
+  }
+
+  RedisProcess redis_;
+};
+
+TEST_F(RedisJobsTest, AdmitsFindsCancelsAndForgets) {
+  auto store = Store({});
+  auto id = store->Submit("%PDF-1.4 bytes", Spec(), 5, 3);
+  ASSERT_OK(id);
+  EXPECT_TRUE(IsJobId(*id));
+
+  auto job = store->Find(*id);
+  ASSERT_OK(job);
+  EXPECT_EQ(job->snapshot.state, JobState::kQueued);
+  EXPECT_EQ(job->snapshot.page_count, 5);
+  EXPECT_EQ(job->snapshot.pages_total, 3);
+  EXPECT_EQ(job->spec.format, document::OutputFormat::kMarkdown);
+  EXPECT_EQ(job->spec.options.page_range, "0-2");
+  EXPECT_TRUE(job->spec.options.ocr.word_boxes);
+
+  // Another replica's view of the same Redis sees the same job.
+  auto other = Store({});
+  auto cancelled = other->Delete(*id);
+  ASSERT_OK(cancelled);
+  EXPECT_EQ(cancelled->snapshot.state, JobState::kCancelled);
+  EXPECT_EQ(cancelled->snapshot.error.code(), StatusCode::kCancelled);
+  EXPECT_THAT(cancelled->snapshot.error.message(), HasSubstr("DELETE"));
+  EXPECT_TRUE(cancelled->snapshot.finished.has_value());
+
+  auto seen = store->Find(*id);
+  ASSERT_OK(seen);
+  EXPECT_EQ(seen->snapshot.state, JobState::kCancelled);
+
+  // The follower of a cancelled job gets its end at once.
+  auto view = store->Follow(*id, 0);
+  ASSERT_OK(view);
+  const std::vector<JobEvent> events = (*view)->EventsSince(0);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].kind, JobEvent::Kind::kEnd);
+  EXPECT_EQ((*view)->Snapshot().state, JobState::kCancelled);
+
+  // Deleting a finished job forgets it.
+  ASSERT_OK(store->Delete(*id));
+  EXPECT_EQ(store->Find(*id).status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(store->Delete(*id).status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(store->Find("0123456789abcdef0123456789abcdef").status().code(), StatusCode::kNotFound);
+}
+
+TEST_F(RedisJobsTest, CountsUnfinishedJobsAcrossReplicas) {
+  JobLimits limits;
+  limits.max_jobs = 2;
+  auto a = Store(limits);
+  auto b = Store(limits);
+  auto first = a->Submit("x", Spec(), 1, 1);
+  ASSERT_OK(first);
+  ASSERT_OK(b->Submit("y", Spec(), 1, 1));
+  const auto refused = b->Submit("z", Spec(), 1, 1);
+  EXPECT_EQ(refused.status().code(), StatusCode::kResourceExhausted);
+  EXPECT_THAT(refused.status().message(), HasSubstr("--max-jobs"));
+  ASSERT_OK(a->Delete(*first));  // cancelled: no longer unfinished
+  EXPECT_OK(b->Submit("z", Spec(), 1, 1));
+}
+
+TEST_F(RedisJobsTest, FinishedJobsExpireAfterTheirTtl) {
+  JobLimits limits;
+  limits.ttl = std::chrono::seconds(1);
+  auto store = Store(limits);
+  auto id = store->Submit("x", Spec(), 1, 1);
+  ASSERT_OK(id);
+  ASSERT_OK(store->Delete(*id));
+  ASSERT_OK(store->Find(*id));
+  std::this_thread::sleep_for(1500ms);
+  EXPECT_EQ(store->Find(*id).status().code(), StatusCode::kNotFound);
+}
+
+TEST_F(RedisJobsTest, AnswersUnavailableWhileRedisIsDown) {
+  auto store = Store({});
+  auto id = store->Submit("x", Spec(), 1, 1);
+  ASSERT_OK(id);
+  redis_.Stop();
+  const auto down = store->Find(*id);
+  EXPECT_EQ(down.status().code(), StatusCode::kUnavailable);
+  EXPECT_FALSE(store->available());
+  EXPECT_THAT(store->unavailable_reason(), HasSubstr("127.0.0.1"));
+  EXPECT_EQ(store->Submit("x", Spec(), 1, 1).status().code(), StatusCode::kUnavailable);
+}
+
+}  // namespace
+}  // namespace ocr::jobs
