@@ -40,7 +40,7 @@ Result<RedisEndpoint> ParseRedisUrl(std::string_view url);
 struct RedisReply {
   enum class Type { kNil, kInteger, kString, kStatus, kArray };
   Type type = Type::kNil;
-  long long integer = 0;
+  std::int64_t integer = 0;
   std::string str;  // kString and kStatus
   std::vector<RedisReply> elements;
 
@@ -80,6 +80,8 @@ class RedisPool {
   RedisPool(RedisEndpoint endpoint, std::chrono::milliseconds connect_timeout,
             std::chrono::milliseconds retry_after);
   ~RedisPool();
+  RedisPool(const RedisPool&) = delete;
+  RedisPool& operator=(const RedisPool&) = delete;
 
   // Runs one command on a pooled connection. Errors as RedisConnection::Command, and kUnavailable
   // (with the reason of the last failure) while the server is known to be unreachable.

@@ -370,7 +370,7 @@ struct RedisJobs::Inbox {
 // pages of its page events, read by the claim loop.
 class RedisJobs::FollowedJob final : public JobView {
  public:
-  FollowedJob(SharedJob job, std::size_t base)
+  FollowedJob(const SharedJob& job, std::size_t base)
       : id_(job.id),
         word_boxes_(job.spec.options.ocr.word_boxes),
         base_(base),
@@ -423,8 +423,9 @@ class RedisJobs::FollowedJob final : public JobView {
   std::size_t position() const EXCLUDES(mu_) { return event_count(); }
 
   // Adds what the loop read: events (with the pages they name) and the job as it is now.
-  void Add(std::vector<JobEvent> events, std::map<std::size_t, document::DocumentPage> pages,
-           const JobSnapshot& snapshot) EXCLUDES(mu_) {
+  void Add(const std::vector<JobEvent>& events,
+           std::map<std::size_t, document::DocumentPage>&& pages, const JobSnapshot& snapshot)
+      EXCLUDES(mu_) {
     std::vector<std::function<void()>> wake;
     {
       MutexLock lock(&mu_);
@@ -584,7 +585,7 @@ Result<std::shared_ptr<JobView>> RedisJobs::Follow(std::string_view id, std::siz
   OCR_ASSIGN_OR_RETURN(RedisReply length, pool_.Command({"LLEN", JobKey(id) + ":events"}));
   // An id past the log (made up, or from another job) resumes from its end.
   const std::size_t base = std::min(cursor, static_cast<std::size_t>(length.integer));
-  auto followed = std::make_shared<FollowedJob>(std::move(job), base);
+  auto followed = std::make_shared<FollowedJob>(job, base);
   UpdateOne(*followed);  // what is there now, so a finished job's stream is complete at once
   MutexLock lock(&followed_mu_);
   followed_.push_back(followed);
@@ -636,7 +637,7 @@ void RedisJobs::UpdateOne(FollowedJob& job) {
     return;
   }
   if (!events.empty() || snapshot.state != job.Snapshot().state)
-    job.Add(std::move(events), std::move(pages), snapshot);
+    job.Add(events, std::move(pages), snapshot);
 }
 
 void RedisJobs::UpdateFollowed() {
@@ -715,7 +716,7 @@ void RedisJobs::ClaimPages() {
     claim.id = reply->elements[0].str;
     claim.index = static_cast<std::size_t>(ToInt(reply->elements[1].str));
     claim.member = reply->elements[2].str;
-    const milliseconds left(std::max<long long>(0, reply->elements[4].integer));
+    const milliseconds left(std::max<std::int64_t>(0, reply->elements[4].integer));
     in_flight_.fetch_add(1);
     Result<std::shared_ptr<OpenDocument>> document = OpenJob(claim.id, reply->elements[3].str);
     if (!document.ok()) {

@@ -51,12 +51,16 @@ def skip(reason):
     sys.exit(SKIP)
 
 
-def find_nginx():
-    explicit = os.environ.get("NGINX")
+def find_program(env_var, name, fallback):
+    """$env_var if set (None when not executable), else `name` on PATH, else `fallback`."""
+    explicit = os.environ.get(env_var)
     if explicit:
         return explicit if os.access(explicit, os.X_OK) else None
-    return shutil.which("nginx") or (
-        "/usr/sbin/nginx" if os.access("/usr/sbin/nginx", os.X_OK) else None)
+    return shutil.which(name) or (fallback if os.access(fallback, os.X_OK) else None)
+
+
+def find_nginx():
+    return find_program("NGINX", "nginx", "/usr/sbin/nginx")
 
 
 def serve_defaults(binary):
@@ -91,6 +95,28 @@ def check_limits(conf, defaults):
     for word in ("error", "timeout", "http_503", "non_idempotent"):
         assert word in retry, f"proxy_next_upstream lacks {word}"
     assert int(value("proxy_next_upstream_tries")) >= 2, "proxy_next_upstream_tries must be >= 2"
+
+
+def start_nginx(nginx, conf, upstreams, prefix, edit=lambda text: text, **popen):
+    """nginx running `conf` as render_config makes it (then `edit`ed) in front of `upstreams`,
+    on a free loopback port (tried again when the port is taken between the probe and nginx's
+    bind). Returns (process, base URL)."""
+    conf_path = os.path.join(prefix, "nginx.conf")
+    proc = None
+    for _ in range(3):
+        port = free_port()
+        with open(conf_path, "w") as f:
+            f.write(edit(render_config(conf, upstreams, port, prefix)))
+        subprocess.run([nginx, "-t", "-q", "-p", prefix, "-e", f"{prefix}/error.log", "-c",
+                        conf_path], check=True, timeout=20)
+        proc = subprocess.Popen([nginx, "-p", prefix, "-e", f"{prefix}/error.log", "-c", conf_path,
+                                 "-g", "daemon off;"], stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL, start_new_session=True, **popen)
+        time.sleep(0.3)
+        if proc.poll() is None:
+            break
+    assert proc.poll() is None, open(f"{prefix}/error.log").read()
+    return proc, f"http://127.0.0.1:{port}"
 
 
 def render_config(conf, upstreams, port, prefix):
@@ -178,24 +204,8 @@ def run(tmp, binary, nginx, procs):
     os.makedirs(prefix)
     os.chmod(tmp, 0o755)  # nginx workers drop to an unprivileged user when started as root
     os.chmod(prefix, 0o777)
-    conf_path = os.path.join(prefix, "nginx.conf")
-    nginx_proc = None
-    for _ in range(3):  # a free port can be taken between the probe and nginx's bind
-        port = free_port()
-        with open(conf_path, "w") as f:
-            f.write(render_config(conf, [f"127.0.0.1:{p}" for p in ports], port, prefix))
-        subprocess.run([nginx, "-t", "-q", "-p", prefix, "-e", f"{prefix}/error.log", "-c",
-                        conf_path], check=True, timeout=20)
-        nginx_proc = subprocess.Popen(
-            [nginx, "-p", prefix, "-e", f"{prefix}/error.log", "-c", conf_path,
-             "-g", "daemon off;"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            start_new_session=True)
-        procs.append(nginx_proc)
-        time.sleep(0.3)
-        if nginx_proc.poll() is None:
-            break
-    assert nginx_proc.poll() is None, open(f"{prefix}/error.log").read()
-    url = f"http://127.0.0.1:{port}"
+    nginx_proc, url = start_nginx(nginx, conf, [f"127.0.0.1:{p}" for p in ports], prefix)
+    procs.append(nginx_proc)
     wait_http_ok(url)
     log(f"nginx {url} in front of both")
 

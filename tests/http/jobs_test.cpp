@@ -14,6 +14,7 @@
 #include "http/server_client.h"
 #include "pdf/test_documents.h"
 #include "pdf/test_pdfs.h"
+#include "support/redis_process.h"
 #include "support/render_text.h"
 #include "support/test_paths.h"
 
@@ -488,6 +489,111 @@ TEST(JobShutdownTest, AStreamCutByShutdownEndsWithAnErrorLine) {
   EXPECT_EQ(lines.back()["success"], false);
   EXPECT_EQ(lines.back()["error"]["code"], "not_ready");
   EXPECT_EQ(server.Wait(std::chrono::seconds(60)), 0);
+}
+
+// Pages this server has read (its /metrics counter).
+long PagesRead(unsigned short port) {
+  const Response res = Send(port, MakeRequest(bhttp::verb::get, "/metrics"));
+  const std::string key = "\nonnxocr_pages_processed_total ";
+  const std::size_t at = res.body().find(key);
+  return at == std::string::npos ? -1 : std::stol(res.body().substr(at + key.size()));
+}
+
+// Two servers on one Redis (--redis), each with one worker: a job posted to one is answered by
+// both, read by both, and cancelled from either. The same paths under the sanitizer builds; the
+// kill -9, Redis restart and nginx cases are tests/deploy/redis_jobs_test.py.
+class SharedJobsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string missing;
+    if (!pdf::testing::HaveTools(&missing))
+      GTEST_SKIP() << "PDF tools missing: " << missing;
+    if (!testing::HaveRedisServer())
+      GTEST_SKIP() << testing::kRedisServer << " is not installed (scripts/bootstrap installs it)";
+    ASSERT_FALSE(LongDocument().bytes.empty());
+    ASSERT_TRUE(redis_.Start());
+    const std::vector<std::string> flags = {"--threads",   "1", "--redis",           redis_.url(),
+                                            "--job-lease", "2", "--request-timeout", "600"};
+    ASSERT_TRUE(a_.Start(flags));
+    ASSERT_TRUE(b_.Start(flags));
+  }
+
+  void TearDown() override {
+    if (a_.port() != 0) {
+      EXPECT_EQ(a_.Stop(), 0);
+    }
+    if (b_.port() != 0) {
+      EXPECT_EQ(b_.Stop(), 0);
+    }
+  }
+
+  testing::RedisProcess redis_;
+  ServerProcess a_;
+  ServerProcess b_;
+};
+
+TEST_F(SharedJobsTest, BothServersReadAndAnswerOneJob) {
+  const long a_before = PagesRead(a_.port());
+  const long b_before = PagesRead(b_.port());
+  const std::vector<FormField> fields = {
+      {"file", LongDocument().bytes, "long.pdf"}, {"page_range", "0-9"}, {"output_format", "text"}};
+  const std::string id = PostJob(a_.port(), fields);
+  ASSERT_FALSE(id.empty());
+  const std::vector<SseEvent> events = ReadEvents(b_.port(), "/jobs/" + id + "/events");
+  ASSERT_FALSE(events.empty());
+  int pages = 0;
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    EXPECT_EQ(events[i].id, static_cast<int>(i) + 1);
+    if (events[i].name == "page") {
+      EXPECT_EQ(events[i].data["index"], pages);
+      ASSERT_FALSE(events[i].data["results"].empty());
+      EXPECT_EQ(WithoutSpaces(events[i].data["results"][0]["text"]),
+                WithoutSpaces(LongDocument().pages[static_cast<std::size_t>(pages)][0][0]))
+          << "page " << pages;
+      ++pages;
+    }
+  }
+  EXPECT_EQ(pages, 10);
+  EXPECT_EQ(events.back().name, "done");
+
+  const Json status = GetJson(a_.port(), "/jobs/" + id);
+  EXPECT_EQ(status["status"], "succeeded");
+  EXPECT_EQ(status["pages_done"], 10);
+  Json result = GetJson(b_.port(), "/jobs/" + id + "/result");
+  Json sync = BodyJson(Send(a_.port(), FormRequest(fields)));
+  ASSERT_EQ(sync["success"], true);
+  result.erase("processing_time");
+  sync.erase("processing_time");
+  EXPECT_EQ(result, sync);
+
+  // Every page was read once, and both servers read some (the synchronous answer adds 10 on A).
+  const long a_pages = PagesRead(a_.port()) - a_before - 10;
+  const long b_pages = PagesRead(b_.port()) - b_before;
+  std::printf("pages read: A %ld, B %ld\n", a_pages, b_pages);
+  EXPECT_EQ(a_pages + b_pages, 10);
+  EXPECT_GT(a_pages, 0);
+  EXPECT_GT(b_pages, 0);
+}
+
+TEST_F(SharedJobsTest, DeleteOnOneServerStopsTheJobOnBoth) {
+  const std::string id = PostJob(a_.port(), {{"file", LongDocument().bytes, "long.pdf"}});
+  ASSERT_FALSE(id.empty());
+  const Json running = PollJob(b_.port(), id, [](const Json& s) { return s["pages_done"] >= 1; });
+  ASSERT_EQ(running["status"], "running") << running.dump();
+  const Response deleted = Send(b_.port(), MakeRequest(bhttp::verb::delete_, "/jobs/" + id));
+  ASSERT_EQ(deleted.result_int(), 200);
+  EXPECT_EQ(BodyJson(deleted)["status"], "cancelled");
+  EXPECT_EQ(GetJson(a_.port(), "/jobs/" + id)["status"], "cancelled");
+  // Within a cancellation poll (200 ms) and a recognition batch, both servers' workers are free.
+  EXPECT_GE(WaitIdleMs(a_.port(), kCancelBudget + std::chrono::milliseconds(400)), 0);
+  EXPECT_GE(WaitIdleMs(b_.port(), kCancelBudget + std::chrono::milliseconds(400)), 0);
+  const long a_pages = PagesRead(a_.port());
+  const long b_pages = PagesRead(b_.port());
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  EXPECT_EQ(PagesRead(a_.port()), a_pages);
+  EXPECT_EQ(PagesRead(b_.port()), b_pages);
+  const Response result = Send(a_.port(), MakeRequest(bhttp::verb::get, "/jobs/" + id + "/result"));
+  EXPECT_EQ(result.result_int(), 409);
 }
 
 }  // namespace

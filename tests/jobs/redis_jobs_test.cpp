@@ -4,14 +4,7 @@
 // read by several real servers: tests/deploy/redis_jobs_test.py.
 #include "jobs/redis_jobs.h"
 
-#include <netinet/in.h>
-#include <signal.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <chrono>
-#include <filesystem>
 #include <string>
 #include <thread>
 #include <vector>
@@ -21,6 +14,7 @@
 
 #include "jobs/page_codec.h"
 #include "jobs/redis_client.h"
+#include "support/redis_process.h"
 #include "support/status_matchers.h"
 
 namespace ocr::jobs {
@@ -30,89 +24,19 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 using namespace std::chrono_literals;
 
-constexpr const char* kRedisServer = "/usr/bin/redis-server";
+using testing::HaveRedisServer;
+using testing::kRedisServer;
+using testing::RedisProcess;
 
-int FreePort() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
-  socklen_t len = sizeof(addr);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  close(fd);
-  return ntohs(addr.sin_port);
-}
-
-// Debian's redis-server on 127.0.0.1, no persistence; stopped (SIGTERM) by Stop() or the
-// destructor.
-class RedisProcess {
- public:
-  explicit RedisProcess(std::vector<std::string> extra = {}) : extra_(std::move(extra)) {}
-
-  ~RedisProcess() { Stop(); }
-
-  void Start() {
-    port_ = port_ != 0 ? port_ : FreePort();
-    std::vector<std::string> args = {
-        kRedisServer,   "--port", std::to_string(port_), "--bind", "127.0.0.1",  "--save", "",
-        "--appendonly", "no",     "--daemonize",         "no",     "--loglevel", "warning"};
-    args.insert(args.end(), extra_.begin(), extra_.end());
-    pid_ = fork();
-    if (pid_ == 0) {
-      std::vector<char*> argv;
-      for (std::string& a : args)
-        argv.push_back(a.data());
-      argv.push_back(nullptr);
-      execv(kRedisServer, argv.data());
-      _exit(127);
-    }
-    for (int i = 0; i < 100; ++i) {  // up to 5 s for it to listen
-      if (RedisConnection::Connect(endpoint(), 200ms).ok() || (!extra_.empty() && CanTcpConnect()))
-        return;
-      std::this_thread::sleep_for(50ms);
-    }
-    FAIL() << "redis-server did not start on port " << port_;
-  }
-
-  void Stop() {
-    if (pid_ <= 0)
-      return;
-    kill(pid_, SIGTERM);
-    waitpid(pid_, nullptr, 0);
-    pid_ = -1;
-  }
-
-  RedisEndpoint endpoint() const {
-    RedisEndpoint e;
-    e.host = "127.0.0.1";
-    e.port = port_;
-    return e;
-  }
-
- private:
-  bool CanTcpConnect() const {
-    const int fd = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons(static_cast<std::uint16_t>(port_));
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    const bool ok = connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
-    close(fd);
-    return ok;
-  }
-
-  std::vector<std::string> extra_;
-  int port_ = 0;
-  pid_t pid_ = -1;
-};
-
-bool HaveRedis() {
-  return std::filesystem::exists(kRedisServer);
+RedisEndpoint EndpointOf(const RedisProcess& redis) {
+  RedisEndpoint e;
+  e.host = "127.0.0.1";
+  e.port = redis.port();
+  return e;
 }
 
 #define SKIP_WITHOUT_REDIS()                                                     \
-  if (!HaveRedis())                                                              \
+  if (!HaveRedisServer())                                                        \
   GTEST_SKIP() << kRedisServer                                                   \
                << " is not installed (Debian's redis-server; scripts/bootstrap " \
                   "installs it)"
@@ -186,8 +110,8 @@ TEST(PageCodecTest, RoundTripsLinesWordsAndSource) {
 TEST(RedisPoolTest, FailsFastWhileDownAndRecoversByItself) {
   SKIP_WITHOUT_REDIS();
   RedisProcess redis;
-  redis.Start();
-  RedisPool pool(redis.endpoint(), 500ms, 300ms);
+  ASSERT_TRUE(redis.Start());
+  RedisPool pool(EndpointOf(redis), 500ms, 300ms);
   auto pong = pool.Command({"PING"});
   ASSERT_OK(pong);
   EXPECT_EQ(pong->str, "PONG");
@@ -200,7 +124,7 @@ TEST(RedisPoolTest, FailsFastWhileDownAndRecoversByItself) {
   EXPECT_EQ(refused.status().code(), StatusCode::kUnavailable);
   EXPECT_THAT(refused.status().message(), HasSubstr("127.0.0.1"));
 
-  redis.Start();  // the same port
+  ASSERT_TRUE(redis.Start());  // the same port
   Status last = Status::Ok();
   for (int i = 0; i < 40; ++i) {
     last = pool.Command({"PING"}).status();
@@ -215,8 +139,8 @@ TEST(RedisPoolTest, FailsFastWhileDownAndRecoversByItself) {
 TEST(RedisPoolTest, NeverShowsThePassword) {
   SKIP_WITHOUT_REDIS();
   RedisProcess redis({"--requirepass", "right-horse-battery"});
-  redis.Start();
-  RedisEndpoint wrong = redis.endpoint();
+  ASSERT_TRUE(redis.Start());
+  RedisEndpoint wrong = EndpointOf(redis);
   wrong.password = "wrong-staple-secret";
   const auto refused = RedisConnection::Connect(wrong, 500ms);
   EXPECT_EQ(refused.status().code(), StatusCode::kUnavailable);
@@ -224,7 +148,7 @@ TEST(RedisPoolTest, NeverShowsThePassword) {
   EXPECT_THAT(refused.status().message(), Not(HasSubstr("wrong-staple-secret")));
   EXPECT_THAT(refused.status().message(), HasSubstr(":***@"));
 
-  RedisEndpoint right = redis.endpoint();
+  RedisEndpoint right = EndpointOf(redis);
   right.password = "right-horse-battery";
   right.db = 3;
   auto connection = RedisConnection::Connect(right, 500ms);
@@ -235,15 +159,15 @@ TEST(RedisPoolTest, NeverShowsThePassword) {
 class RedisJobsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!HaveRedis())
+    if (!HaveRedisServer())
       GTEST_SKIP() << kRedisServer << " is not installed (scripts/bootstrap installs it)";
-    redis_.Start();
+    ASSERT_TRUE(redis_.Start());
   }
 
   // A store that is not started: no claim loop, so its jobs stay queued.
   std::unique_ptr<RedisJobs> Store(JobLimits limits) {
     RedisJobsConfig config;
-    config.endpoint = redis_.endpoint();
+    config.endpoint = EndpointOf(redis_);
     return std::make_unique<RedisJobs>(config, limits, PageWorkers{}, 1,
                                        std::vector<std::string>{"ppocrv4"},
                                        document::InputLimits{});
