@@ -6,6 +6,16 @@
 #include "sched/topology.h"
 
 namespace ocr::cli {
+namespace {
+
+std::size_t WorkerCount(const std::vector<sched::WorkerGroupPlan>& plan) {
+  std::size_t n = 0;
+  for (const sched::WorkerGroupPlan& g : plan)
+    n += g.cpus.size();
+  return n;
+}
+
+}  // namespace
 
 void AddWorkerFlags(CLI::App& cmd, WorkerFlags& flags) {
   cmd.add_option("--threads", flags.threads,
@@ -38,8 +48,18 @@ Result<std::unique_ptr<InferenceWorkers>> InferenceWorkers::Start(
   placement.max_threads = flags.threads;
   placement.numa = flags.numa != "off";
   placement.cpu_quota = sched::CgroupCpuQuota();
-  std::vector<sched::WorkerGroupPlan> plan =
-      sched::PlanWorkerGroups(topology, sched::AllowedCpus(), placement);
+  const std::vector<int> allowed = sched::AllowedCpus();
+  std::vector<sched::WorkerGroupPlan> plan = sched::PlanWorkerGroups(topology, allowed, placement);
+  // Workers are pinned only when they take every usable core. A process capped below that
+  // (--threads, a CFS quota) shares the cores with others, such as sibling replicas on one host;
+  // each would pin its workers to the same first cores and they would all queue there, while
+  // the kernel spreads unpinned threads over the idle ones.
+  sched::PlacementOptions uncapped = placement;
+  uncapped.max_threads = 0;
+  uncapped.cpu_quota.reset();
+  const std::size_t workers = WorkerCount(plan);
+  const std::size_t usable = WorkerCount(sched::PlanWorkerGroups(topology, allowed, uncapped));
+  const bool pin = workers >= usable;
 
   std::unique_ptr<InferenceWorkers> w(new InferenceWorkers());
   w->sets_.resize(plan.size());
@@ -50,9 +70,14 @@ Result<std::unique_ptr<InferenceWorkers>> InferenceWorkers::Start(
     w->description_ += " " + std::to_string(g.cpus.size());
   if (placement.cpu_quota)
     w->description_ += "; cgroup CPU quota " + std::to_string(*placement.cpu_quota);
+  if (!pin) {
+    w->description_ += "; not pinned (" + std::to_string(workers) + " of " +
+                       std::to_string(usable) + " usable cores)";
+  }
 
   sched::SchedulerConfig config;
   config.queue_capacity = static_cast<size_t>(std::max(1, flags.queue_size));
+  config.pin_threads = pin;
   InferenceWorkers* raw = w.get();
   auto load_group = [raw, &specs, &session](int group) -> Status {
     const auto g = static_cast<size_t>(group);
