@@ -740,14 +740,16 @@ void RedisJobs::StartPage(Claim claim, Clock::time_point deadline) {
   job.priority = sched::Priority::kBackground;
   job.deadline = deadline;
   job.cancel = claim.stop.get_token();
+  // The page holds what it uses (the inbox, the document, the pipelines' list), nothing of this
+  // object: it may return after Stop() stopped waiting for it.
   const std::shared_ptr<Inbox> inbox = inbox_;
   job.run = [inbox, member = claim.member, document = claim.document, index = claim.index,
-             stop = claim.stop.get_token(), groups = &workers_.group_pipelines,
+             stop = claim.stop.get_token(), groups = workers_.group_pipelines,
              page_read = workers_.page_read](sched::WorkerContext& worker) {
     Result<document::DocumentPage> page = Cancelled();
     try {
       const pipeline::Pipeline* pipe =
-          groups->at(static_cast<std::size_t>(worker.group)).at(document->pipeline);
+          groups.at(static_cast<std::size_t>(worker.group)).at(document->pipeline);
       page = document->reader->Read(index, *pipe, stop, &worker.runner);
     } catch (const std::exception& e) {
       page = Status(StatusCode::kInternal, std::string("reading a page threw: ") + e.what());
