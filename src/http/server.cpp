@@ -394,7 +394,13 @@ class Session : public std::enable_shared_from_this<Session> {
           char byte = 0;
           const ssize_t n =
               ::recv(self->stream_.socket().native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
-          if (n > 0 || (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)))
+          if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            // A wake-up with nothing to read (readiness the request's own read left behind):
+            // keep watching, or a hang-up during this request would go unnoticed.
+            self->WatchForHangup(generation);
+            return;
+          }
+          if (n > 0)
             return;
           if (auto source = self->stop_.lock())
             source->request_stop();
@@ -585,7 +591,11 @@ class Session : public std::enable_shared_from_this<Session> {
           char byte = 0;
           const ssize_t n =
               ::recv(self->stream_.socket().native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
-          if (n > 0 || (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)))
+          if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            self->WatchStreamHangup();  // a wake-up with nothing to read: keep watching
+            return;
+          }
+          if (n > 0)
             return;  // bytes of a next request: read after the stream
           self->EndStream("client hung up");
         });
