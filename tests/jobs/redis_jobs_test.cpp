@@ -105,6 +105,11 @@ TEST(PageCodecTest, RoundTripsLinesWordsAndSource) {
 
   EXPECT_EQ(DecodePage("[1,2]").status().code(), StatusCode::kInternal);
   EXPECT_EQ(DecodePage("not json").status().code(), StatusCode::kInternal);
+  // Numbers beyond a float or an int are refused, not converted (undefined behaviour).
+  EXPECT_EQ(DecodePage(R"([0,1,1,false,[["x",1,[1e300,0,0,0,0,0,0,0],[]]]])").status().code(),
+            StatusCode::kInternal);
+  EXPECT_EQ(DecodePage(R"([1e30,1,1,false,[]])").status().code(), StatusCode::kInternal);
+  EXPECT_EQ(DecodePage(R"([-1,1,1,false,[]])").status().code(), StatusCode::kInternal);
 }
 
 TEST(RedisPoolTest, FailsFastWhileDownAndRecoversByItself) {
