@@ -414,8 +414,10 @@ Reply Api::SubmitSharedJob(OcrCall& call, std::size_t pipe, const std::string& r
   spec.options = call.options;
   auto id = shared_jobs_->Submit(call.file(), spec, (*reader)->page_count(),
                                  static_cast<int>((*reader)->pages().size()));
-  if (!id.ok())
-    return SharedJobFailure(id.status(), request_id);
+  if (!id.ok()) {
+    return id.status().code() == StatusCode::kUnavailable ? JobStoreDown()
+                                                          : FailureReply(id.status(), request_id);
+  }
   return JobCreated(*id);
 }
 
@@ -438,12 +440,12 @@ Reply Api::JobStoreDown() const {
                         "/ocr works meanwhile");
 }
 
-Reply Api::SharedJobFailure(const Status& status, const std::string& request_id) const {
+Reply Api::SharedJobFailure(const Status& status, const ApiRequest& r) const {
   if (status.code() == StatusCode::kUnavailable)
     return JobStoreDown();
   if (status.code() == StatusCode::kNotFound)
-    return JobNotFound(status.message().substr(std::string_view("no job ").size()));
-  return FailureReply(status, request_id);
+    return JobNotFound(r.path_id);
+  return FailureReply(status, r.request_id);
 }
 
 Reply Api::JobNotFound(std::string_view id) {
@@ -468,21 +470,21 @@ Routed Api::SharedJobRoute(ApiRequest& r,
 Reply Api::SharedJobStatus(const ApiRequest& r) const {
   auto job = shared_jobs_->Find(r.path_id);
   if (!job.ok())
-    return SharedJobFailure(job.status(), r.request_id);
+    return SharedJobFailure(job.status(), r);
   return Reply(200, DumpJson(JobStatusJson(job->id, job->snapshot)));
 }
 
 Reply Api::SharedJobDelete(const ApiRequest& r) const {
   auto job = shared_jobs_->Delete(r.path_id);
   if (!job.ok())
-    return SharedJobFailure(job.status(), r.request_id);
+    return SharedJobFailure(job.status(), r);
   return Reply(200, DumpJson(JobStatusJson(job->id, job->snapshot)));
 }
 
 Reply Api::SharedJobResult(const ApiRequest& r) const {
   auto job = shared_jobs_->Find(r.path_id);
   if (!job.ok())
-    return SharedJobFailure(job.status(), r.request_id);
+    return SharedJobFailure(job.status(), r);
   const jobs::JobSnapshot& snap = job->snapshot;
   if (!jobs::IsFinished(snap.state))
     return NotFinished(snap);
@@ -490,7 +492,7 @@ Reply Api::SharedJobResult(const ApiRequest& r) const {
     return JobErrorReply(snap.error);
   auto doc = shared_jobs_->ReadResult(*job);
   if (!doc.ok())
-    return SharedJobFailure(doc.status(), r.request_id);
+    return SharedJobFailure(doc.status(), r);
   const document::DocumentOptions& o = job->spec.options;
   int lines = 0;
   for (const document::DocumentPage& page : doc->pages)
@@ -504,7 +506,7 @@ Reply Api::SharedJobResult(const ApiRequest& r) const {
 Reply Api::SharedJobEvents(const ApiRequest& r) const {
   auto view = shared_jobs_->Follow(r.path_id, LastEventId(r));
   if (!view.ok())
-    return SharedJobFailure(view.status(), r.request_id);
+    return SharedJobFailure(view.status(), r);
   return EventsReply(std::move(view).value(), LastEventId(r));
 }
 

@@ -137,8 +137,9 @@ class Api {
   Reply SubmitSharedJob(OcrCall& call, std::size_t pipeline, const std::string& request_id) const;
   // 503 not_ready while Redis is unreachable.
   Reply JobStoreDown() const;
-  // kUnavailable -> 503 not_ready, kNotFound -> 404, the rest as any failure.
-  Reply SharedJobFailure(const Status& status, const std::string& request_id) const;
+  // A job route's failure: kUnavailable -> 503 not_ready, kNotFound -> 404 for the request's
+  // job, the rest as any failure.
+  Reply SharedJobFailure(const Status& status, const ApiRequest& request) const;
 
   // Either form of POST /ocr, and POST /jobs (`as_job`): the parsed call becomes one Work,
   // whichever form it came in: the answer itself, or the admission of a job or a stream.

@@ -1,6 +1,7 @@
 #include "jobs/redis_jobs.h"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <exception>
 #include <set>
@@ -655,29 +656,27 @@ void RedisJobs::UpdateFollowed() {
 }
 
 void RedisJobs::Loop(const std::stop_token& stop) {
-  Clock::time_point next_renew = Clock::now();
-  Clock::time_point next_cancel = next_renew;
-  Clock::time_point next_reap = next_renew;
-  Clock::time_point next_follow = next_renew;
-  const milliseconds renew_every = std::max(milliseconds(50), config_.lease / 4);
+  // What the loop does besides claiming, each on its own period.
+  struct Periodic {
+    milliseconds every;
+    void (RedisJobs::*run)();
+    Clock::time_point next;
+  };
+
+  std::array<Periodic, 4> periodic = {{
+      {std::max(milliseconds(50), config_.lease / 4), &RedisJobs::RenewLeases, {}},
+      {kCancelPoll, &RedisJobs::PollCancellations, {}},
+      {kReapEvery, &RedisJobs::Reap, {}},
+      {kFollowPoll, &RedisJobs::UpdateFollowed, {}},
+  }};
   while (!stop.stop_requested()) {
     FinishPages();
     const Clock::time_point now = Clock::now();
-    if (now >= next_renew) {
-      RenewLeases();
-      next_renew = now + renew_every;
-    }
-    if (now >= next_cancel) {
-      PollCancellations();
-      next_cancel = now + kCancelPoll;
-    }
-    if (now >= next_reap) {
-      Reap();
-      next_reap = now + kReapEvery;
-    }
-    if (now >= next_follow) {
-      UpdateFollowed();
-      next_follow = now + kFollowPoll;
+    for (Periodic& task : periodic) {
+      if (now >= task.next) {
+        (this->*task.run)();
+        task.next = now + task.every;
+      }
     }
     ClaimPages();
     MutexLock lock(&inbox_->mu);
