@@ -131,13 +131,14 @@ class Server:
     """One `onnxocr serve` process on 127.0.0.1. Use as a context manager, or call stop()."""
 
     def __init__(self, binary, args=(), port=0, models=None, log_dir=None, name="server",
-                 env=None):
+                 env=None, log_format="text"):
         self.binary = binary
         self.name = name
         self.args = list(args)
         self.port = port
         self.models = models
         self.env = env
+        self.log_format = log_format  # None: no --log-format (the server's default, json)
         self._own_dir = log_dir is None
         self.log_dir = log_dir or tempfile.mkdtemp(prefix="onnxocr-load-")
         self.log_path = os.path.join(self.log_dir, f"{name}.log")
@@ -145,8 +146,9 @@ class Server:
         self.spawned_at = None
 
     def command(self):
-        cmd = [self.binary, "serve", "--host", "127.0.0.1", "--port", str(self.port),
-               "--log-format", "text"]
+        cmd = [self.binary, "serve", "--host", "127.0.0.1", "--port", str(self.port)]
+        if self.log_format:
+            cmd += ["--log-format", self.log_format]
         if self.models:
             for m in self.models:
                 cmd += ["--models", m]
@@ -379,8 +381,8 @@ class Answer:
 
     def error_code(self):
         j = self.json()
-        if isinstance(j, dict) and isinstance(j.get("error"), dict):
-            return j["error"].get("code")
+        if isinstance(j, dict) and isinstance(j.get("error"), str):
+            return j.get("code")
         return None
 
     def texts(self):

@@ -19,6 +19,17 @@ constexpr char AsciiLower(char c) {
 
 std::string AsciiLower(std::string_view s);
 
+// The value of a hexadecimal digit (either case), or -1 for any other character: percent escapes.
+constexpr int HexDigitValue(char c) {
+  if (c >= '0' && c <= '9')
+    return c - '0';
+  if (c >= 'a' && c <= 'f')
+    return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F')
+    return c - 'A' + 10;
+  return -1;
+}
+
 bool EqualsIgnoreCase(std::string_view a, std::string_view b);
 
 // `s` without leading and trailing spaces and horizontal tabs (HTTP's OWS, RFC 9110 5.6.3).

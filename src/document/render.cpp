@@ -62,8 +62,54 @@ constexpr std::array<NamedFormat, 4> kFormats = {{
     {"html", OutputFormat::kHtml},
 }};
 
-std::string PageSeparator(int page) {
-  return "\n{" + std::to_string(page) + "}" + std::string(48, '-') + "\n\n";
+// marker's page rule: "{N}" and 48 dashes, with a blank line on either side.
+const std::string kPageRule(48, '-');
+
+bool IsSpace(char c) {
+  return c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
+}
+
+// Paginated text or Markdown exactly as marker's server writes it (its MarkdownRenderer): each
+// page preceded by "\n\n{N}" + the rule + "\n\n", runs of three or more newlines made a blank
+// line, the ends stripped, then "\n\n" in front (and behind a last page with no text).
+std::string PaginateLikeMarker(const DocumentResult& document, OutputFormat format) {
+  std::string joined;
+  for (const DocumentPage& page : document.pages)
+    joined += "\n\n{" + std::to_string(page.page) + "}" + kPageRule + "\n\n" +
+              FormatLines(format, page.lines);
+  std::string out;
+  out.reserve(joined.size() + 4);
+  out += "\n\n";
+  std::size_t newlines = 0;
+  for (char c : joined) {
+    newlines = c == '\n' ? newlines + 1 : 0;
+    if (newlines <= 2)
+      out += c;
+  }
+  std::size_t begin = 2;
+  while (begin < out.size() && IsSpace(out[begin]))
+    ++begin;
+  out.erase(2, begin - 2);
+  while (out.size() > 2 && IsSpace(out.back()))
+    out.pop_back();
+  if (out.ends_with(kPageRule))
+    out += "\n\n";
+  return out;
+}
+
+// A whole HTML5 document around the pages' HTML; paginated, each page is marker's
+// <div class='page' data-page-id='N'>.
+std::string HtmlDocument(const DocumentResult& document, bool paginate) {
+  std::string out = "<!DOCTYPE html>\n<html>\n<head>\n<meta charset=\"utf-8\">\n</head>\n<body>\n";
+  for (const DocumentPage& page : document.pages) {
+    if (paginate)
+      out += "<div class='page' data-page-id='" + std::to_string(page.page) + "'>\n";
+    out += FormatHtml(page.lines);
+    if (paginate)
+      out += "</div>\n";
+  }
+  out += "</body>\n</html>\n";
+  return out;
 }
 
 }  // namespace
@@ -146,13 +192,17 @@ std::string FormatLines(OutputFormat format, std::span<const TextLine> lines) {
 }
 
 std::string FormatDocument(const DocumentResult& document, OutputFormat format, bool paginate) {
+  if (format == OutputFormat::kJson)
+    return {};
+  if (format == OutputFormat::kHtml)
+    return HtmlDocument(document, paginate);
+  if (paginate)
+    return PaginateLikeMarker(document, format);
   std::string out;
   for (const DocumentPage& page : document.pages) {
-    if (paginate)
-      out += PageSeparator(page.page);
     std::string text = FormatLines(format, page.lines);
-    // Pages follow each other as blocks, separated by a blank line when not paginated.
-    if (!paginate && !out.empty() && !text.empty())
+    // Pages follow each other as blocks, separated by a blank line.
+    if (!out.empty() && !text.empty())
       out += "\n";
     out += text;
   }

@@ -37,8 +37,10 @@ std::string FormatMarkdown(std::span<const pipeline::TextLine> lines);
 // <br>), text HTML-escaped. A fragment, not a whole document.
 std::string FormatHtml(std::span<const pipeline::TextLine> lines);
 
-// The document as text, Markdown or HTML, page after page; with `paginate`, each page is preceded
-// by the separator of spec/API.md ("\n{N}" + 48 dashes + "\n\n").
+// The document as text, Markdown or HTML, page after page. With `paginate`, text and Markdown
+// are paginated exactly as marker's server does it (spec/API.md: "\n\n{N}" + 48 dashes +
+// "\n\n" before each page). HTML is a whole HTML5 document (UTF-8), each page a
+// <div class='page' data-page-id='N'> when paginated.
 std::string FormatDocument(const DocumentResult& document, OutputFormat format, bool paginate);
 
 }  // namespace ocr::document

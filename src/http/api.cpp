@@ -14,7 +14,9 @@
 #include "engine/ort_model.h"
 #include "http/base64.h"
 #include "http/job_streams.h"
+#include "http/marker_api.h"
 #include "http/openapi.h"
+#include "http/request_path.h"
 #include "http/response_json.h"
 #include "image/decode.h"
 #include "web/assets.h"
@@ -123,9 +125,11 @@ struct Api::RouteEntry {
 };
 
 std::span<const Api::RouteEntry> Api::Routes() {
-  static constexpr std::array<RouteEntry, 14> kRoutes = {{
+  static constexpr std::array<RouteEntry, 16> kRoutes = {{
       {"POST", "/ocr", &Api::Ocr},
       {"POST", "/ocr_api", &Api::OcrApi},
+      {"POST", "/marker/upload", &Api::MarkerUpload},
+      {"POST", "/marker", &Api::MarkerPaths},
       {"POST", "/jobs", &Api::JobCreate},
       {"GET", "/jobs/{id}", &Api::JobStatus},
       {"DELETE", "/jobs/{id}", &Api::JobDelete},
@@ -150,9 +154,13 @@ std::vector<std::pair<std::string_view, std::string_view>> Api::RouteList() {
 }
 
 Routed Api::Route(ApiRequest& r) const {
+  Result<std::string> path = NormalizePath(r.path);
+  if (!path.ok())
+    return Answer("other", ErrorReply(400, "invalid_request", path.status().message()));
+  r.path = std::move(path).value();
   if (r.method == "OPTIONS" && !config_.cors_origin.empty()) {
     Reply preflight(204, "", "");
-    preflight.headers = {{"Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS"},
+    preflight.headers = {{"Access-Control-Allow-Methods", "GET, HEAD, POST, DELETE, OPTIONS"},
                          {"Access-Control-Allow-Headers",
                           "Content-Type, X-Request-Id, "
                           "Last-Event-ID"},
@@ -167,25 +175,29 @@ Routed Api::Route(ApiRequest& r) const {
       continue;
     r.path_id = id;
     matched = route.path;
-    if (route.method == r.method) {
+    // HEAD is GET without the body (RFC 9110 9.3.2): the transport leaves the body out.
+    if (route.method == r.method || (r.method == "HEAD" && route.method == "GET")) {
       Routed routed = (this->*route.handler)(r);
       routed.route = std::string(route.path);  // the pattern: metrics do not see job ids
       return routed;
     }
     allow += (allow.empty() ? "" : ", ") + std::string(route.method);
+    if (route.method == "GET")
+      allow += ", HEAD";
   }
   if (!allow.empty())
     return Answer(std::string(matched), MethodNotAllowed(std::move(allow)));
   if (const web::Asset* asset = web::FindAsset(r.path); asset != nullptr) {
-    if (r.method != "GET")
-      return Answer("web", MethodNotAllowed("GET"));
+    if (r.method != "GET" && r.method != "HEAD")
+      return Answer("web", MethodNotAllowed("GET, HEAD"));
     Reply reply = r.if_none_match == asset->etag
                       ? Reply(304, "", std::string(asset->content_type))
                       : Reply(200, std::string(asset->body), std::string(asset->content_type));
     reply.headers = {{"ETag", std::string(asset->etag)}, {"Cache-Control", "no-cache"}};
     return Answer("web", std::move(reply));
   }
-  return Answer("other", ErrorReply(404, "not_found", "no route for " + r.path + "; see /docs"));
+  return Answer("other", ErrorReply(404, "not_found",
+                                    "no route for " + PrintableEcho(r.path, 64) + "; see /docs"));
 }
 
 Routed Api::Healthz(ApiRequest& r) const {
@@ -288,6 +300,43 @@ Routed Api::OcrApi(ApiRequest& r) const {
   return OcrRoute(r, /*json_only=*/true, /*as_job=*/false);
 }
 
+Routed Api::MarkerUpload(ApiRequest& r) const {
+  // marker's server is FastAPI: a request its form validation refuses is 422 there.
+  const auto refused = [&r](Reply reply) {
+    reply.status = 422;
+    return Answer(r.path, std::move(reply));
+  };
+  if (MediaType(r.content_type) != "multipart/form-data") {
+    return refused(ErrorReply(422, "missing_field",
+                              "POST /marker/upload takes multipart/form-data with the document in "
+                              "field \"file\", as marker's server does"));
+  }
+  ParsedCall parsed = ParseMultipartForm(std::move(r.body), r.content_type, FormDialect::kMarker);
+  r.body = std::string();
+  if (const BadRequest* bad = std::get_if<BadRequest>(&parsed))
+    return refused(ErrorReply(422, bad->code, bad->message));
+  OcrCall& call = std::get<OcrCall>(parsed);
+  call.options.limits = config_.limits;
+  const Result<size_t> pipe = FindPipeline(call.model);
+  if (!pipe.ok())
+    return refused(StatusReply(pipe.status()));
+  Work work = [this, call = std::move(call), pipe = *pipe, received = r.received,
+               request_id = r.request_id](const WorkContext& context) {
+    return RunOcr(call, pipe, context, received, request_id);
+  };
+  return {r.path, std::nullopt, std::move(work)};
+}
+
+Routed Api::MarkerPaths(ApiRequest& r) const {
+  return Answer(
+      r.path,
+      ErrorReply(400, "invalid_option",
+                 "this server never reads files named by a client: marker's POST /marker "
+                 "with \"filepath\" would read any path on the server (see SECURITY.md). "
+                 "Upload the document instead: POST /marker/upload with multipart/form-data "
+                 "(field \"file\")"));
+}
+
 std::variant<OcrCall, Reply> Api::ParseCall(ApiRequest& r, bool json_only) const {
   const std::string media = MediaType(r.content_type);
   ParsedCall parsed;
@@ -299,9 +348,9 @@ std::variant<OcrCall, Reply> Api::ParseCall(ApiRequest& r, bool json_only) const
     return ErrorReply(415, "unsupported_media_type",
                       "POST /ocr_api takes application/json; send multipart uploads to POST /ocr");
   } else {
-    return ErrorReply(
-        415, "unsupported_media_type",
-        "Content-Type must be application/json or multipart/form-data (got '" + media + "')");
+    return ErrorReply(415, "unsupported_media_type",
+                      "Content-Type must be application/json or multipart/form-data (got '" +
+                          PrintableEcho(media, 64) + "')");
   }
   r.body = std::string();
   if (const BadRequest* bad = std::get_if<BadRequest>(&parsed))
@@ -604,6 +653,17 @@ Routed Api::JobEvents(ApiRequest& r) const {
 
 Reply Api::RunOcr(const OcrCall& call, std::size_t pipe, const WorkContext& context,
                   Clock::time_point received, const std::string& request_id) const {
+  // marker's server answers a document it cannot convert with 200 and success false; overload,
+  // deadlines and our own faults keep their statuses.
+  const auto failed = [&call, &request_id](const Status& status) {
+    const unsigned http = HttpStatusFor(status.code());
+    if (call.marker_format && (http == 400 || http == 415 || http == 422)) {
+      Reply reply = ErrorReply(http, ErrorCode(status.code()), status.message());
+      reply.status = 200;
+      return reply;
+    }
+    return FailureReply(status, request_id);
+  };
   std::string decoded;
   std::string_view bytes = call.file();
   if (call.base64) {
@@ -617,12 +677,18 @@ Reply Api::RunOcr(const OcrCall& call, std::size_t pipe, const WorkContext& cont
   }
   auto lease = ReserveMemory(AsBytes(bytes), call.options);
   if (!lease.ok())
-    return FailureReply(lease.status(), request_id);
+    return failed(lease.status());
   auto doc = document::ReadDocument(AsBytes(bytes), *context.pipelines[pipe], call.options,
                                     context.stop, context.runner);
   if (!doc.ok())
-    return FailureReply(doc.status(), request_id);
+    return failed(doc.status());
   const bool words = call.options.ocr.word_boxes;
+  if (call.marker_format) {
+    Reply reply(200, MarkerResponseJson(*doc, *call.marker_format, call.paginate)
+                         .dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
+    reply.lines = RecordDocument(*doc);
+    return reply;
+  }
   if (call.document_format) {
     return DocumentReply(*doc, *call.document_format, call.paginate, SecondsSince(received), words);
   }
@@ -633,8 +699,7 @@ Reply Api::RunOcr(const OcrCall& call, std::size_t pipe, const WorkContext& cont
   return reply;
 }
 
-Reply Api::DocumentReply(const document::DocumentResult& doc, document::OutputFormat format,
-                         bool paginate, double seconds, bool words) const {
+int Api::RecordDocument(const document::DocumentResult& doc) const {
   int lines = 0;
   for (const document::DocumentPage& page : doc.pages) {
     if (!page.from_text_layer)
@@ -642,8 +707,13 @@ Reply Api::DocumentReply(const document::DocumentResult& doc, document::OutputFo
     lines += static_cast<int>(page.lines.size());
   }
   metrics_.RecordPages(doc.pages.size());
+  return lines;
+}
+
+Reply Api::DocumentReply(const document::DocumentResult& doc, document::OutputFormat format,
+                         bool paginate, double seconds, bool words) const {
   Reply reply{200, DumpJson(DocumentResponseJson(doc, format, paginate, seconds, words))};
-  reply.lines = lines;
+  reply.lines = RecordDocument(doc);
   return reply;
 }
 

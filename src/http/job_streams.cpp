@@ -183,8 +183,8 @@ Json JobStatusJson(const std::string& id, const jobs::JobSnapshot& snap) {
     error = snap.error.message();
   } else if (!snap.error.ok()) {
     const Json body = Json::parse(JobErrorReply(snap.error).body);
-    error = body["error"]["message"];
-    error_code = body["error"]["code"];
+    error = body["error"];
+    error_code = body["code"];
   }
   return {{"id", id},
           {"status", jobs::StateName(snap.state)},

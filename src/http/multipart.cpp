@@ -127,16 +127,6 @@ Status SetOnce(std::optional<std::string>* slot, std::string value, std::string_
   return Status::Ok();
 }
 
-int HexValue(char c) {
-  if (c >= '0' && c <= '9')
-    return c - '0';
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
-  return -1;
-}
-
 // Decodes an RFC 8187 ext-value, charset'language'percent-encoded, into UTF-8.
 Result<std::string> DecodeExtValue(std::string_view value) {
   const std::size_t quote1 = value.find('\'');
@@ -152,8 +142,8 @@ Result<std::string> DecodeExtValue(std::string_view value) {
   for (std::size_t i = quote2 + 1; i < value.size(); ++i) {
     char c = value[i];
     if (c == '%') {
-      const int high = i + 2 < value.size() ? HexValue(value[i + 1]) : -1;
-      const int low = high < 0 ? -1 : HexValue(value[i + 2]);
+      const int high = i + 2 < value.size() ? HexDigitValue(value[i + 1]) : -1;
+      const int low = high < 0 ? -1 : HexDigitValue(value[i + 2]);
       if (low < 0)
         return InvalidArgument("'%' not followed by two hex digits");
       c = static_cast<char>(high * 16 + low);

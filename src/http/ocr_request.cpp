@@ -68,9 +68,31 @@ std::optional<BadRequest> ReadJsonOptions(const Json& body, OcrCall& call) {
   return std::nullopt;
 }
 
+// marker's output_format: its document writer, and marker's shape around it.
+std::optional<BadRequest> SetMarkerFormat(std::string_view value, OcrCall& call) {
+  const Result<MarkerFormat> format = ParseMarkerFormat(value);
+  if (!format.ok())
+    return Invalid(format.status().message());
+  call.marker_format = *format;
+  call.document_format = *format == MarkerFormat::kHtml       ? document::OutputFormat::kHtml
+                         : *format == MarkerFormat::kMarkdown ? document::OutputFormat::kMarkdown
+                                                              : document::OutputFormat::kJson;
+  return std::nullopt;
+}
+
 // One text field of the multipart form.
 std::optional<BadRequest> ReadFormField(std::string_view name, std::string_view value,
-                                        OcrCall& call) {
+                                        FormDialect dialect, OcrCall& call) {
+  if (dialect == FormDialect::kMarker && name == "stream")
+    return std::nullopt;  // marker's server has no streams
+  if (dialect == FormDialect::kMarker && name == "output_format")
+    return SetMarkerFormat(value, call);
+  if (dialect == FormDialect::kMarker && name == "use_llm") {
+    // A boolean to marker, checked as marker checks it; there is no LLM here to use.
+    if (const Result<bool> b = ParseFormBool(name, value); !b.ok())
+      return Invalid(b.status().message());
+    return std::nullopt;
+  }
   if (const BoolField* field = FindBoolField(name)) {
     const Result<bool> b = ParseFormBool(name, value);
     if (!b.ok())
@@ -99,12 +121,18 @@ std::optional<BadRequest> ReadFormField(std::string_view name, std::string_view 
 }  // namespace
 
 Result<bool> ParseFormBool(std::string_view field, std::string_view value) {
+  // The spellings marker's server takes (pydantic's booleans); an HTML checkbox sends "on".
   const std::string v = AsciiLower(value);
-  if (v == "true" || v == "1" || v == "yes")
-    return true;
-  if (v == "false" || v == "0" || v == "no")
-    return false;
-  return InvalidArgument(std::string(field) + " must be true/false, 1/0 or yes/no");
+  for (const std::string_view yes : {"true", "1", "yes", "on", "t", "y"}) {
+    if (v == yes)
+      return true;
+  }
+  for (const std::string_view no : {"false", "0", "no", "off", "f", "n"}) {
+    if (v == no)
+      return false;
+  }
+  return InvalidArgument(std::string(field) +
+                         " must be a boolean: true/false, 1/0, yes/no, on/off, t/f or y/n");
 }
 
 ParsedCall ParseJsonForm(std::string text) {
@@ -136,7 +164,8 @@ ParsedCall ParseJsonForm(std::string text) {
   return call;
 }
 
-ParsedCall ParseMultipartForm(std::string body, std::string_view content_type) {
+ParsedCall ParseMultipartForm(std::string body, std::string_view content_type,
+                              FormDialect dialect) {
   const Result<std::string> boundary = MultipartBoundary(content_type);
   if (!boundary.ok())
     return BadRequest{"invalid_multipart", boundary.status().message()};
@@ -150,12 +179,14 @@ ParsedCall ParseMultipartForm(std::string body, std::string_view content_type) {
       if (file != nullptr)
         return Invalid("send one file per request");
       file = &part;
-    } else if (std::optional<BadRequest> bad = ReadFormField(part.name, part.body, call)) {
+    } else if (std::optional<BadRequest> bad = ReadFormField(part.name, part.body, dialect, call)) {
       return *std::move(bad);
     }
   }
   if (file == nullptr)
     return BadRequest{"missing_field", "form field \"file\" is required: the image or PDF to read"};
+  if (dialect == FormDialect::kMarker && !call.marker_format)
+    SetMarkerFormat("markdown", call);  // marker's default
   if (!call.document_format)
     call.document_format = document::OutputFormat::kJson;
   // The call owns the body; the file part is found again by its offset after the move.

@@ -13,6 +13,7 @@
 
 #include "document/document.h"
 #include "document/render.h"
+#include "http/marker_api.h"
 
 namespace ocr::http {
 
@@ -29,6 +30,8 @@ struct OcrCall {
   std::optional<document::OutputFormat> document_format;
   bool paginate = false;  // page separators in `output` (paginate_output)
   bool stream = false;    // the multipart form's stream=true: NDJSON page by page
+  // Set for marker's POST /marker/upload: the answer is marker's, in this format.
+  std::optional<MarkerFormat> marker_format;
 
   std::string_view file() const { return std::string_view(body).substr(offset, size); }
 };
@@ -48,12 +51,18 @@ using ParsedCall = std::variant<OcrCall, BadRequest>;
 ParsedCall ParseJsonForm(std::string body);
 
 // multipart/form-data with "file" (required, once) and the text fields output_format,
-// paginate_output, force_ocr, stream, cls, return_word_boxes (true/false, 1/0, yes/no), drop_score,
+// paginate_output, force_ocr, stream, cls, return_word_boxes (booleans: ParseFormBool), drop_score,
 // model, page_range; other fields are ignored, as HTML forms send whatever inputs they have.
 // `body` is consumed; the file stays inside the call's body, found by offset.
-ParsedCall ParseMultipartForm(std::string body, std::string_view content_type);
+// Whose multipart form: ours (POST /ocr and /jobs) or marker's (POST /marker/upload: marker's
+// output formats, markdown by default; no stream).
+enum class FormDialect { kOcr, kMarker };
 
-// Parses "true/false/1/0/yes/no" in any case. kInvalidArgument naming `field` otherwise.
+ParsedCall ParseMultipartForm(std::string body, std::string_view content_type,
+                              FormDialect dialect = FormDialect::kOcr);
+
+// Parses the booleans marker's server takes: true/false, 1/0, yes/no, on/off, t/f, y/n in any case.
+// kInvalidArgument naming `field` otherwise.
 Result<bool> ParseFormBool(std::string_view field, std::string_view value);
 
 }  // namespace ocr::http

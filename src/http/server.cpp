@@ -32,10 +32,12 @@
 
 #include "common/clock.h"
 #include "common/mutex.h"
+#include "common/text.h"
 #include "http/access_log.h"
 #include "http/api.h"
 #include "http/error_mapping.h"
 #include "http/metrics.h"
+#include "http/request_path.h"
 #include "jobs/job_store.h"
 #include "sched/scheduler.h"
 
@@ -57,8 +59,113 @@ std::string_view Sv(beast::string_view s) {
 
 class Session;
 
-// Request line and headers together; larger ones are refused (the connection closes).
+// Request line and headers together; larger ones are answered 431 and the connection closes.
 constexpr std::uint32_t kMaxHeaderBytes = 16 * 1024;
+
+// A connection over --max-connections is read this long for a probe (GET /healthz or /readyz)
+// before it is answered 503. Beyond kProbeLaneSize such connections, a new one pushes out the
+// oldest, so idle connections cannot keep a kubelet's probe from being read; but never one younger
+// than kProbeGrace, the time a probe needs to send its request line (under a flood of connections
+// the oldest may be only microseconds old), up to kProbeLaneMax connections, which bounds the
+// sockets a flood of silent connections can hold.
+constexpr std::chrono::seconds kProbeDeadline{1};
+constexpr std::size_t kProbeLaneSize = 32;
+constexpr std::chrono::milliseconds kProbeGrace{100};
+constexpr std::size_t kProbeLaneMax = 1024;
+
+// After an answer that closes the connection, what the client still sends (the rest of a refused
+// body) is read and dropped this long at most: closing with unread bytes makes the kernel send a
+// reset, which can destroy the answer before the client has read it.
+constexpr std::chrono::seconds kLingerTime{2};
+constexpr std::size_t kLingerBytes = 4 << 20;
+
+// The first line of what the parser refused, for telling HTTP/2.0 (505) from garbage (400).
+std::string_view FirstLine(const beast::flat_buffer& buffer) {
+  const auto data = buffer.data();
+  const std::string_view bytes(static_cast<const char*>(data.data()), data.size());
+  return bytes.substr(0, bytes.find("\r\n"));
+}
+
+// "... HTTP/d.d" at the end of a request line: a well-formed version this server does not speak.
+bool NamesOtherHttpVersion(std::string_view line) {
+  if (line.size() < 8)
+    return false;
+  const std::string_view v = line.substr(line.size() - 8);
+  const auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  return v.starts_with("HTTP/") && digit(v[5]) && v[6] == '.' && digit(v[7]);
+}
+
+// The answer to a request the parser refused (RFC 9112: a server answers 400 rather than guess),
+// or nothing when there is nobody to answer (the client left, or was too slow: the read deadline).
+std::optional<Reply> UnparsableReply(beast::error_code ec, std::string_view first_line) {
+  if (ec.category() != bhttp::make_error_code(bhttp::error::end_of_stream).category() ||
+      ec == bhttp::error::end_of_stream) {
+    return std::nullopt;
+  }
+  using E = bhttp::error;
+  std::string why;
+  switch (static_cast<E>(ec.value())) {
+    case E::header_limit:
+      return ErrorReply(431, "header_too_large",
+                        "the request line and headers are over " +
+                            std::to_string(kMaxHeaderBytes / 1024) +
+                            " KB together; send large values in the body");
+    case E::bad_version:
+      if (NamesOtherHttpVersion(first_line)) {
+        return ErrorReply(505, "http_version_not_supported",
+                          "this server speaks HTTP/1.1 and HTTP/1.0; the request is " +
+                              PrintableEcho(first_line.substr(first_line.size() - 8)));
+      }
+      why = "the request line is not METHOD TARGET HTTP/1.1";
+      break;
+    case E::bad_method:
+      why = "the request line does not start with a method (a token such as GET)";
+      break;
+    case E::bad_target:
+      why =
+          "the request target is empty or has a character a URL cannot hold (a space or a "
+          "control character)";
+      break;
+    case E::bad_field:
+      why = "a header line is not NAME: VALUE";
+      break;
+    case E::bad_value:
+      why = "a header value has a control character";
+      break;
+    case E::bad_line_ending:
+      why = "a line does not end with CRLF";
+      break;
+    case E::bad_content_length:
+      why =
+          "Content-Length must be one non-negative decimal number (repeated with different "
+          "values, or given with Transfer-Encoding: chunked, it is refused)";
+      break;
+    case E::bad_transfer_encoding:
+      why = "Transfer-Encoding cannot be repeated or combined with Content-Length (RFC 9112 6.1)";
+      break;
+    case E::bad_chunk:
+    case E::bad_chunk_extension:
+      why =
+          "a chunk of the chunked body is malformed (a chunk starts with its size in hex and "
+          "CRLF)";
+      break;
+    case E::bad_obs_fold:
+      why = "a header is folded over several lines (obsolete, RFC 9112 5.2)";
+      break;
+    case E::partial_message:
+      why = "the request ended before it was complete";
+      break;
+    default:
+      why = "the request is not valid HTTP/1.1 (" + ec.message() + ")";
+      break;
+  }
+  return ErrorReply(400, "invalid_request", why + "; the connection is closed");
+}
+
+// The method as a metrics label: one of the methods HTTP names, never a client's free text.
+std::string_view MethodLabel(bhttp::verb verb) {
+  return verb == bhttp::verb::unknown ? "OTHER" : Sv(bhttp::to_string(verb));
+}
 
 // The whole answer sent to a connection over --max-connections before closing it: built once, with
 // the JSON of every other error.
@@ -164,6 +271,14 @@ struct Server::Impl {
   std::vector<std::weak_ptr<Session>> sessions GUARDED_BY(sessions_mu);
   Clock::time_point drain_deadline;  // strand only
 
+  // Connections over --max-connections, read only for a probe (kProbeDeadline), oldest first.
+  struct WaitingProbe {
+    std::weak_ptr<Session> session;
+    Clock::time_point accepted;
+  };
+
+  std::deque<WaitingProbe> probe_lane;  // strand only
+
   // Destroyed in reverse; Run() stops the scheduler's workers before the io_context goes.
   net::io_context ioc;
   net::strand<net::io_context::executor_type> strand;  // acceptor, signals, drain timer
@@ -180,12 +295,21 @@ namespace {
 // One connection: reads requests one at a time (keep-alive), answers each in order.
 class Session : public std::enable_shared_from_this<Session> {
  public:
-  Session(tcp::socket&& socket, Server::Impl& server)
-      : stream_(std::move(socket)), server_(server), deadline_(stream_.get_executor()) {
-    server_.live_sessions.fetch_add(1);
+  // `over_cap`: a connection over --max-connections, which answers only probes (one request, read
+  // within kProbeDeadline) and does not count as a live session.
+  Session(tcp::socket&& socket, Server::Impl& server, bool over_cap = false)
+      : stream_(std::move(socket)),
+        server_(server),
+        deadline_(stream_.get_executor()),
+        over_cap_(over_cap) {
+    if (!over_cap_)
+      server_.live_sessions.fetch_add(1);
   }
 
-  ~Session() { server_.live_sessions.fetch_sub(1); }
+  ~Session() {
+    if (!over_cap_)
+      server_.live_sessions.fetch_sub(1);
+  }
 
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
@@ -193,6 +317,24 @@ class Session : public std::enable_shared_from_this<Session> {
   void Start() {
     net::dispatch(stream_.get_executor(),
                   beast::bind_front_handler(&Session::DoRead, shared_from_this()));
+  }
+
+  // Any thread: an over-cap connection whose request has not come answers 503 and closes. Pushed
+  // out of the lane (`evicted`), one whose request is already arriving is left to its deadline:
+  // under a flood of new connections, a probe's bytes may not have been read yet.
+  void RefuseOverCap(bool evicted) {
+    net::post(stream_.get_executor(), [self = shared_from_this(), evicted] {
+      if (self->busy_)
+        return;  // its request came: it is being answered
+      beast::error_code ignored;
+      if (evicted && self->stream_.socket().available(ignored) > 0)
+        return;
+      self->busy_ = true;
+      self->deadline_.cancel();
+      net::async_write(
+          self->stream_, net::buffer(TooManyConnections()),
+          [self](beast::error_code /*ec*/, std::size_t /*bytes*/) { self->LingerClose(); });
+    });
   }
 
   // Any thread: closes the connection unless a request is being answered (that one finishes
@@ -213,17 +355,49 @@ class Session : public std::enable_shared_from_this<Session> {
     parser_.emplace();
     parser_->header_limit(kMaxHeaderBytes);
     parser_->body_limit(server_.config.max_body_bytes);
-    stream_.expires_after(server_.config.read_timeout);
+    if (over_cap_) {
+      // The deadline answers 503; the stream's own expiry (which closes the socket) is a backstop.
+      stream_.expires_after(kProbeDeadline + kProbeDeadline);
+      deadline_.expires_after(kProbeDeadline);
+      deadline_.async_wait([self = shared_from_this()](beast::error_code ec) {
+        if (!ec)
+          self->RefuseOverCap(/*evicted=*/false);
+      });
+    } else {
+      stream_.expires_after(server_.config.read_timeout);
+    }
     bhttp::async_read_header(stream_, buffer_, *parser_,
                              beast::bind_front_handler(&Session::OnHeader, shared_from_this()));
   }
 
+  // Answers what the parser refused, when there is someone to answer, and closes.
+  void AnswerUnparsable(beast::error_code ec) {
+    std::optional<Reply> reply = UnparsableReply(ec, FirstLine(buffer_));
+    if (!reply || busy_) {
+      Close("reading a request: " + ec.message());  // nobody to answer
+      return;
+    }
+    Begin(nullptr);
+    keep_alive_ = false;
+    Send(std::move(*reply));
+  }
+
   // The header is in (a Content-Length over the limit already failed with body_limit).
   void OnHeader(beast::error_code ec, std::size_t bytes) {
+    if (over_cap_ && busy_)
+      return;  // refused while the header came in
+    if (ec && ec != bhttp::error::body_limit) {
+      AnswerUnparsable(ec);
+      return;
+    }
+    if (over_cap_) {
+      AnswerOverCap();
+      return;
+    }
     if (!ec && parser_->get().count(bhttp::field::transfer_encoding) != 0 && !parser_->chunked()) {
       // RFC 9112 6.3: a Transfer-Encoding other than chunked last leaves the body's length
       // unknown. Framing it by Content-Length instead is how requests get smuggled past proxies.
-      Begin(parser_->get());
+      Begin(&parser_->get());
       keep_alive_ = false;
       Send(ErrorReply(400, "invalid_request",
                       "Transfer-Encoding must end with chunked; the connection is closed"));
@@ -262,7 +436,7 @@ class Session : public std::enable_shared_from_this<Session> {
   void OnRead(beast::error_code ec, std::size_t /*bytes*/) {
     if (ec == bhttp::error::body_limit) {
       // The header is parsed; the body is not read. Answer and close the connection.
-      Begin(parser_->get());
+      Begin(&parser_->get());
       keep_alive_ = false;
       Send(ErrorReply(413, "payload_too_large",
                       "request body is over the limit of " +
@@ -271,11 +445,11 @@ class Session : public std::enable_shared_from_this<Session> {
       return;
     }
     if (ec) {
-      Close("reading a request: " + ec.message());  // nobody to answer
+      AnswerUnparsable(ec);
       return;
     }
     Request req = parser_->release();
-    Begin(req);
+    Begin(&req);
     keep_alive_ = req.keep_alive();
     request_.content_type = std::string(req[bhttp::field::content_type]);
     request_.if_none_match = std::string(req[bhttp::field::if_none_match]);
@@ -407,18 +581,21 @@ class Session : public std::enable_shared_from_this<Session> {
         });
   }
 
-  void Begin(const Request& req) {
+  // A request's answer begins; none when the request did not parse (it is answered as HTTP/1.1).
+  void Begin(const Request* req) {
     busy_ = true;
     answered_ = false;
     received_ = Clock::now();
     route_ = "other";
-    version_ = req.version();
-    method_ = std::string(req.method_string());
-    const std::string_view target = Sv(req.target());
+    version_ = req ? req->version() : 11;
+    method_ = req ? std::string(req->method_string()) : "-";
+    method_label_ = req ? MethodLabel(req->method()) : "OTHER";
+    const std::string_view target = req ? Sv(req->target()) : "-";
     path_ = std::string(target.substr(0, target.find('?')));
-    const auto id = req.find("X-Request-Id");
-    request_id_ = (id != req.end() && SaneRequestId(Sv(id->value()))) ? std::string(id->value())
-                                                                      : NewRequestId();
+    const auto id = req ? req->find("X-Request-Id") : Request::const_iterator();
+    request_id_ = req && id != req->end() && SaneRequestId(Sv(id->value()))
+                      ? std::string(id->value())
+                      : NewRequestId();
     request_ = ApiRequest{};
     request_.method = method_;
     request_.path = path_;
@@ -427,14 +604,21 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   void Send(Reply reply) {
-    if (reply.stream) {
+    // HEAD: GET's status and headers, no body (RFC 9110 9.3.2); a stream is not started at all.
+    const bool head = method_ == "HEAD";
+    const bool streamed = reply.stream != nullptr;
+    if (streamed && !head) {
       SendStream(std::move(reply));
       return;
+    }
+    if (streamed) {
+      reply.stream->Abort();
+      reply.stream.reset();
     }
     answered_ = true;
     lines_ = reply.lines;
     // Recorded before the write, so a client that scrapes right after its answer sees it.
-    server_.metrics.RecordRequest(route_, method_, reply.status,
+    server_.metrics.RecordRequest(route_, method_label_, reply.status,
                                   std::chrono::duration<double>(Clock::now() - received_).count());
     server_.api.Decorate(reply, request_);
     res_ = Response(static_cast<bhttp::status>(reply.status), version_);
@@ -449,9 +633,20 @@ class Session : public std::enable_shared_from_this<Session> {
     if (!reply.allow.empty())
       res_.set(bhttp::field::allow, reply.allow);
     res_.keep_alive(keep_alive_ && !server_.draining.load());
-    res_.body() = std::move(reply.body);
-    res_.prepare_payload();
     stream_.expires_after(server_.config.read_timeout);
+    if (head) {
+      if (!streamed && reply.status != 204 && reply.status != 304)
+        res_.content_length(reply.body.size());  // what GET would send
+      head_only_.emplace(res_);
+      bhttp::async_write_header(stream_, *head_only_,
+                                beast::bind_front_handler(&Session::OnWrite, shared_from_this()));
+      return;
+    }
+    res_.body() = std::move(reply.body);
+    // 204 and 304 have no body and carry no Content-Length (RFC 9110 8.6); prepare_payload would
+    // add "0".
+    if (reply.status != 204 && reply.status != 304)
+      res_.prepare_payload();
     bhttp::async_write(stream_, res_,
                        beast::bind_front_handler(&Session::OnWrite, shared_from_this()));
   }
@@ -463,7 +658,7 @@ class Session : public std::enable_shared_from_this<Session> {
     answered_ = true;
     streaming_ = reply.stream;
     stream_bytes_ = 0;
-    server_.metrics.RecordRequest(route_, method_, reply.status,
+    server_.metrics.RecordRequest(route_, method_label_, reply.status,
                                   std::chrono::duration<double>(Clock::now() - received_).count());
     server_.api.Decorate(reply, request_);
     head_ = {static_cast<bhttp::status>(reply.status), version_};
@@ -560,9 +755,7 @@ class Session : public std::enable_shared_from_this<Session> {
                std::chrono::duration<double, std::milli>(Clock::now() - received_).count(), -1});
     busy_ = false;
     if (!head_.keep_alive()) {
-      beast::error_code ignored;
-      stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
-      stream_.socket().cancel(ignored);
+      LingerClose();
       return;
     }
     DoRead();
@@ -612,15 +805,60 @@ class Session : public std::enable_shared_from_this<Session> {
       return;
     }
     if (!res_.keep_alive()) {
-      // The hang-up watch would keep this session (and its socket) alive until the client
-      // closes, which a client may never do; cancelling it lets the session end here.
-      beast::error_code ignored;
-      stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
-      stream_.socket().cancel(ignored);
+      LingerClose();
       return;
     }
     res_ = {};
+    head_only_.reset();
     DoRead();
+  }
+
+  // Ends the connection after an answer: the write side closes at once (the client sees the end of
+  // the answer), and what the client still sends is read and dropped for a moment, so that the
+  // kernel does not reset the connection under an answer the client has not read yet. The hang-up
+  // watch is cancelled, or it would keep the session alive until the client closes.
+  void LingerClose() {
+    beast::error_code ignored;
+    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    stream_.socket().cancel(ignored);
+    linger_bytes_ = 0;
+    linger_buffer_.resize(16 << 10);
+    stream_.expires_after(kLingerTime);
+    DoLinger();
+  }
+
+  void DoLinger() {
+    stream_.async_read_some(net::buffer(linger_buffer_),
+                            [self = shared_from_this()](beast::error_code ec, std::size_t n) {
+                              self->linger_bytes_ += n;
+                              if (ec || self->linger_bytes_ > kLingerBytes) {
+                                self->Close("closed after the answer");
+                                return;
+                              }
+                              self->DoLinger();
+                            });
+  }
+
+  // A connection over --max-connections sent a request header: a probe is answered (and only a
+  // probe: no work runs for a connection over the limit), anything else gets 503.
+  void AnswerOverCap() {
+    deadline_.cancel();
+    const Request& req = parser_->get();
+    Begin(&req);
+    keep_alive_ = false;
+    const Result<std::string> path = NormalizePath(path_);
+    const bool probe = (req.method() == bhttp::verb::get || req.method() == bhttp::verb::head) &&
+                       path.ok() && (*path == "/healthz" || *path == "/readyz");
+    if (!probe) {
+      Reply busy =
+          ErrorReply(503, "server_busy", "too many open connections; retry after a second");
+      busy.retry_after = true;
+      Send(std::move(busy));
+      return;
+    }
+    Routed routed = server_.api.Route(request_);
+    route_ = routed.route;
+    Send(routed.reply ? std::move(*routed.reply) : InternalReply());
   }
 
   // `why` goes to the debug log: which connections end, and how, when a client reports a reset.
@@ -630,6 +868,7 @@ class Session : public std::enable_shared_from_this<Session> {
     beast::error_code ignored;
     stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
     stream_.close();
+    deadline_.cancel();  // its wait holds the session: an over-cap one would count in the lane
   }
 
   // How often an idle event stream sends a comment, under the 60 s that proxies commonly allow.
@@ -640,6 +879,9 @@ class Session : public std::enable_shared_from_this<Session> {
   beast::flat_buffer buffer_;
   std::optional<bhttp::request_parser<bhttp::string_body>> parser_;
   Response res_;
+  std::optional<bhttp::response_serializer<bhttp::string_body>> head_only_;  // a HEAD's answer
+  std::vector<char> linger_buffer_;  // LingerClose: what the client still sends, dropped
+  std::size_t linger_bytes_ = 0;
   bhttp::response<bhttp::empty_body> continue_;
   // A streamed answer in progress (strand only).
   std::shared_ptr<ReplyStream> streaming_;
@@ -663,8 +905,10 @@ class Session : public std::enable_shared_from_this<Session> {
   unsigned version_ = 11;
   Clock::time_point received_;
   std::string method_;
+  std::string_view method_label_ = "OTHER";  // method_ for the metrics
   std::string path_;
   std::string request_id_;
+  const bool over_cap_;  // over --max-connections: answers one probe, or 503
 };
 
 }  // namespace
@@ -709,11 +953,31 @@ void Server::Impl::OnAccept(beast::error_code ec, tcp::socket socket) {
   if (draining.load())
     return;
   if (config.max_connections > 0 && live_sessions.load() >= config.max_connections) {
-    // A fresh socket's send buffer is empty, so this short write does not block.
+    // Over the limit, a connection still gets its probe answered (a liveness probe failing just
+    // when the server is busiest would get a healthy replica restarted). The lane is bounded;
+    // its oldest connection makes room, so a flood of idle connections cannot hold it.
+    const Clock::time_point now = Clock::now();
+    std::erase_if(probe_lane, [](const WaitingProbe& p) { return p.session.expired(); });
+    while (probe_lane.size() >= kProbeLaneSize &&
+           probe_lane.front().accepted + kProbeGrace <= now) {
+      if (auto oldest = probe_lane.front().session.lock())
+        oldest->RefuseOverCap(/*evicted=*/true);
+      probe_lane.pop_front();
+    }
     beast::error_code ignored;
-    net::write(socket, net::buffer(TooManyConnections()), ignored);
-    socket.shutdown(tcp::socket::shutdown_both, ignored);
-    socket.close(ignored);
+    // A burst drained from the listen backlog is all young here; one whose request is already
+    // in (a probe that waited in the backlog) is still read.
+    if (probe_lane.size() >= kProbeLaneMax && socket.available(ignored) == 0) {
+      // A fresh socket's send buffer is empty, so this short write does not block.
+      net::write(socket, net::buffer(TooManyConnections()), ignored);
+      socket.shutdown(tcp::socket::shutdown_both, ignored);
+      socket.close(ignored);
+      DoAccept();
+      return;
+    }
+    auto session = std::make_shared<Session>(std::move(socket), *this, /*over_cap=*/true);
+    probe_lane.push_back({session, now});
+    session->Start();
     DoAccept();
     return;
   }

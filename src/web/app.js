@@ -329,14 +329,10 @@
     render(body, file, format);
   }
 
-  // The message of an error answer: {"error": {"code", "message"}}, or {"error": "message"} with
-  // "code" or "error_code" beside it (a job's status); `res` may be null (a job's failed event).
+  // The message of an error answer: {"error": "message", "code"}, or "error_code" beside it (a
+  // job's status); `res` may be null (a job's failed event).
   function describeError(res, body, text) {
     const err = body && body.error;
-    if (err && typeof err === 'object' && (err.code || err.message)) {
-      const parts = [err.code, err.message].filter((p) => typeof p === 'string' && p);
-      return parts.join(': ');
-    }
     if (typeof err === 'string' && err) {
       const code = [body.code, body.error_code].find((c) => typeof c === 'string' && c);
       return code ? `${code}: ${err}` : err;

@@ -184,14 +184,9 @@ def request(url, method, path, body=None, content_type=None, timeout_s=30):
 
 
 def error_code(answer):
-    """The error code of an error answer, in either shape: {"error": {"code", "message"}} or
-    {"error": "<message>", "code": "<code>"}."""
+    """The error code of an error answer: {"success": false, "error": "<message>", "code"}."""
     j = answer.json()
-    if not isinstance(j, dict):
-        return None
-    if isinstance(j.get("error"), dict):
-        return j["error"].get("code")
-    return j.get("code")
+    return j.get("code") if isinstance(j, dict) else None
 
 
 def pages_read(server):

@@ -100,7 +100,7 @@ TEST_F(DocumentTest, PageRangeAndPagination) {
   EXPECT_EQ(doc->pages[1].page, 3);
   const std::string dashes(48, '-');
   EXPECT_EQ(FormatDocument(*doc, OutputFormat::kText, true),
-            "\n{1}" + dashes + "\n\nBravo\n\n{3}" + dashes + "\n\nDelta\n");
+            "\n\n{1}" + dashes + "\n\nBravo\n\n{3}" + dashes + "\n\nDelta");
   EXPECT_EQ(FormatDocument(*doc, OutputFormat::kText, false), "Bravo\n\nDelta\n");
   options.page_range = "7";
   auto none = Read(pdf, options);
@@ -207,8 +207,8 @@ TEST_F(TiffDocumentTest, EachFrameIsAPageInOrder) {
   }
   const std::string dashes(48, '-');
   EXPECT_EQ(WithoutSpaces(FormatDocument(*doc, OutputFormat::kText, true)),
-            "\n{0}" + dashes + "\n\nFramezeroapples\n\n{1}" + dashes +
-                "\n\nFrameoneholdsbananas\n\n{2}" + dashes + "\n\nFrametwocherries\n");
+            "\n\n{0}" + dashes + "\n\nFramezeroapples\n\n{1}" + dashes +
+                "\n\nFrameoneholdsbananas\n\n{2}" + dashes + "\n\nFrametwocherries");
 }
 
 TEST_F(TiffDocumentTest, PageRangeSelectsFrames) {

@@ -348,5 +348,41 @@ TEST(LayoutTest, ParseOutputFormatRejectsOthers) {
                 std::string(28, 'x') + "...')");
 }
 
+// Pagination byte for byte as marker's server writes it, including a page with no text at the end
+// (marker keeps its rule and a blank line after it).
+TEST(LayoutTest, PaginatedOutputIsMarkersText) {
+  DocumentResult doc;
+  doc.page_count = 3;
+  doc.pages.resize(3);
+  for (int i = 0; i < 3; ++i)
+    doc.pages[i].page = i;
+  doc.pages[0].lines = {Line("Title", 10, 10, 200, 30), Line("body *x*", 10, 50, 200, 70)};
+  doc.pages[1].lines = {Line("two", 10, 10, 200, 30)};
+  const std::string rule(48, '-');
+  EXPECT_EQ(
+      FormatDocument(doc, OutputFormat::kText, true),
+      "\n\n{0}" + rule + "\n\nTitle\nbody *x*\n\n{1}" + rule + "\n\ntwo\n\n{2}" + rule + "\n\n");
+  const std::string md = FormatDocument(doc, OutputFormat::kMarkdown, true);
+  EXPECT_EQ(md.rfind("\n\n{0}" + rule + "\n\n", 0), 0u) << md;
+  EXPECT_EQ(md.find("\n\n\n"), std::string::npos) << md;
+  EXPECT_TRUE(md.ends_with("\n\n{2}" + rule + "\n\n")) << md;
+  EXPECT_EQ(FormatDocument(DocumentResult{}, OutputFormat::kText, true), "\n\n");
+}
+
+TEST(LayoutTest, HtmlIsAWholeDocument) {
+  DocumentResult doc;
+  doc.pages.resize(2);
+  doc.pages[1].page = 1;
+  doc.pages[0].lines = {Line("<a>", 10, 10, 200, 30)};
+  const std::string head =
+      "<!DOCTYPE html>\n<html>\n<head>\n<meta charset=\"utf-8\">\n</head>\n<body>\n";
+  EXPECT_EQ(FormatDocument(doc, OutputFormat::kHtml, false),
+            head + "<p>&lt;a&gt;</p>\n</body>\n</html>\n");
+  EXPECT_EQ(FormatDocument(doc, OutputFormat::kHtml, true),
+            head +
+                "<div class='page' data-page-id='0'>\n<p>&lt;a&gt;</p>\n</div>\n"
+                "<div class='page' data-page-id='1'>\n</div>\n</body>\n</html>\n");
+}
+
 }  // namespace
 }  // namespace ocr::document

@@ -102,6 +102,24 @@ TEST(OcrRequestTest, MultipartFormDefaultsToJsonPages) {
   EXPECT_EQ(std::get<OcrCall>(parsed).document_format, document::OutputFormat::kJson);
 }
 
+// marker's clients send pydantic's spellings; an HTML checkbox sends "on".
+TEST(OcrRequestTest, FormBooleansTakeMarkersSpellings) {
+  for (const char* yes : {"true", "True", "TRUE", "1", "yes", "Yes", "on", "ON", "t", "T", "y"}) {
+    SCOPED_TRACE(yes);
+    const Result<bool> b = ParseFormBool("paginate_output", yes);
+    ASSERT_TRUE(b.ok());
+    EXPECT_TRUE(*b);
+  }
+  for (const char* no : {"false", "False", "0", "no", "NO", "off", "Off", "f", "F", "n", "N"}) {
+    SCOPED_TRACE(no);
+    const Result<bool> b = ParseFormBool("paginate_output", no);
+    ASSERT_TRUE(b.ok());
+    EXPECT_FALSE(*b);
+  }
+  for (const char* bad : {"", "2", "tru", "yess", "onn", "none", " true"})
+    EXPECT_FALSE(ParseFormBool("paginate_output", bad).ok()) << "'" << bad << "'";
+}
+
 TEST(OcrRequestTest, MultipartFormErrorsHaveTheirCodes) {
   EXPECT_EQ(ErrorOf(ParseMultipartForm(File("x") + End(), "multipart/form-data")).code,
             "invalid_multipart");
@@ -114,7 +132,8 @@ TEST(OcrRequestTest, MultipartFormErrorsHaveTheirCodes) {
   const BadRequest flag =
       ErrorOf(ParseMultipartForm(File("x") + Field("force_ocr", "maybe") + End(), kFormType));
   EXPECT_EQ(flag.code, "invalid_option");
-  EXPECT_EQ(flag.message, "force_ocr must be true/false, 1/0 or yes/no");
+  EXPECT_EQ(flag.message,
+            "force_ocr must be a boolean: true/false, 1/0, yes/no, on/off, t/f or y/n");
   const BadRequest format =
       ErrorOf(ParseMultipartForm(File("x") + Field("output_format", "pdf") + End(), kFormType));
   EXPECT_EQ(format.code, "invalid_option");

@@ -65,7 +65,7 @@ std::string* RoutesTest::png_ = nullptr;
 TEST_F(RoutesTest, MultipartMarkdownWithPagination) {
   const Response res = Send(port(), FormRequest({{"file", *png_, "scan.png"},
                                                  {"output_format", "Markdown"},
-                                                 {"paginate_output", "YES"}}));
+                                                 {"paginate_output", "On"}}));
   ASSERT_EQ(res.result_int(), 200) << res.body();
   const Json j = BodyJson(res);
   EXPECT_EQ(j["success"], true);
@@ -73,9 +73,10 @@ TEST_F(RoutesTest, MultipartMarkdownWithPagination) {
   EXPECT_EQ(j["page_count"], 1);
   EXPECT_TRUE(j["processing_time"].is_number());
   const std::string output = j["output"];
-  const std::string separator = "\n{0}" + std::string(48, '-') + "\n\n";
+  // marker's pagination: a blank line, then "{0}" and 48 dashes and a blank line before the page.
+  const std::string separator = "\n\n{0}" + std::string(48, '-') + "\n\n";
   ASSERT_EQ(output.rfind(separator, 0), 0u) << output;
-  EXPECT_EQ(WithoutSpaces(output.substr(separator.size())), "Order7781shipped\n");
+  EXPECT_EQ(WithoutSpaces(output.substr(separator.size())), "Order7781shipped");
   ASSERT_EQ(j["pages"].size(), 1u);
   const Json& page = j["pages"][0];
   EXPECT_EQ(page["page"], 0);
@@ -95,8 +96,13 @@ TEST_F(RoutesTest, MultipartJsonFormatHasNoOutputAndHtmlIsEscapedMarkup) {
   const Response html =
       Send(port(), FormRequest({{"file", *png_, "a.png"}, {"output_format", "html"}}));
   ASSERT_EQ(html.result_int(), 200) << html.body();
+  // A whole HTML5 document, as marker's server answers.
   const std::string output = BodyJson(html)["output"];
-  EXPECT_EQ(output.rfind("<p>", 0), 0u) << output;
+  EXPECT_EQ(output.rfind("<!DOCTYPE html>\n<html>\n<head>\n<meta charset=\"utf-8\">", 0), 0u)
+      << output;
+  EXPECT_NE(output.find("<body>\n<p>"), std::string::npos) << output;
+  EXPECT_TRUE(output.ends_with("</body>\n</html>\n")) << output;
+  EXPECT_EQ(output.find("data-page-id"), std::string::npos) << output;
   const Response text =
       Send(port(), FormRequest({{"file", *png_, "a.png"}, {"output_format", "text"}}));
   EXPECT_EQ(WithoutSpaces(BodyJson(text)["output"]), "Order7781shipped\n");
@@ -161,7 +167,16 @@ TEST_F(RoutesTest, PdfsComeBackPageByPageInEveryFormat) {
   }
   const std::string dashes(48, '-');
   EXPECT_EQ(j["output"],
-            "\n{0}" + dashes + "\n\nInvoice 1001\n\n{1}" + dashes + "\n\nTotal due 42\n");
+            "\n\n{0}" + dashes + "\n\nInvoice 1001\n\n{1}" + dashes + "\n\nTotal due 42");
+  const Response html = Send(port(), FormRequest({{"file", bytes, "in.pdf"},
+                                                  {"output_format", "html"},
+                                                  {"paginate_output", "t"}}));
+  ASSERT_EQ(html.result_int(), 200) << html.body();
+  EXPECT_EQ(BodyJson(html)["output"],
+            "<!DOCTYPE html>\n<html>\n<head>\n<meta charset=\"utf-8\">\n</head>\n<body>\n"
+            "<div class='page' data-page-id='0'>\n<p>Invoice 1001</p>\n</div>\n"
+            "<div class='page' data-page-id='1'>\n<p>Total due 42</p>\n</div>\n"
+            "</body>\n</html>\n");
   ASSERT_EQ(j["results"].size(), 2u);
   EXPECT_EQ(j["results"][1]["text"], "Total due 42");
 
@@ -302,13 +317,30 @@ TEST_F(RoutesTest, OpenApiDescribesEveryRouteAndErrorCode) {
                            "/openapi.json", "/docs", "/"}) {
     EXPECT_TRUE(j["paths"].contains(path)) << path;
   }
-  const Json& codes =
-      j["components"]["schemas"]["Error"]["properties"]["error"]["properties"]["code"]["enum"];
-  for (const char* code :
-       {"invalid_json", "missing_field", "invalid_base64", "invalid_option", "not_found",
-        "method_not_allowed", "payload_too_large", "unsupported_media_type", "undecodable_image",
-        "image_too_large", "invalid_pdf", "encrypted_pdf", "too_many_pages", "server_busy",
-        "not_ready", "deadline_exceeded", "internal"}) {
+  const Json& codes = j["components"]["schemas"]["Error"]["properties"]["code"]["enum"];
+  EXPECT_EQ(j["components"]["schemas"]["Error"]["properties"]["error"]["type"], "string");
+  for (const char* code : {"invalid_json",
+                           "missing_field",
+                           "invalid_base64",
+                           "invalid_option",
+                           "invalid_multipart",
+                           "invalid_request",
+                           "job_not_finished",
+                           "header_too_large",
+                           "http_version_not_supported",
+                           "not_found",
+                           "method_not_allowed",
+                           "payload_too_large",
+                           "unsupported_media_type",
+                           "undecodable_image",
+                           "image_too_large",
+                           "invalid_pdf",
+                           "encrypted_pdf",
+                           "too_many_pages",
+                           "server_busy",
+                           "not_ready",
+                           "deadline_exceeded",
+                           "internal"}) {
     EXPECT_NE(std::find(codes.begin(), codes.end(), code), codes.end()) << code;
   }
   // Every $ref points at a component that exists.

@@ -285,11 +285,16 @@ inline Json BodyJson(const Response& res) {
   return Json::parse(res.body(), nullptr, false);
 }
 
+// The code of an error answer in the shape of spec/API.md: {"success": false, "error": "<message>",
+// "code": "<code>"} and nothing else; anything else comes back as a description that no test
+// expects.
 inline std::string ErrorCodeOf(const Response& res) {
   const Json j = BodyJson(res);
-  if (!j.is_object() || !j.contains("error"))
-    return "<no error object: " + res.body() + ">";
-  return j["error"].value("code", "<no code>");
+  if (!j.is_object() || j.size() != 3 || j.value("success", true) || !j["error"].is_string() ||
+      j["error"].get<std::string>().empty() || !j["code"].is_string()) {
+    return "<not an error answer: " + res.body() + ">";
+  }
+  return j["code"];
 }
 
 inline std::string WithoutSpaces(std::string s) {

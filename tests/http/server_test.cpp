@@ -195,12 +195,12 @@ TEST_F(ServerTest, ClientErrorsHaveTheDocumentedShape) {
     const Json j = BodyJson(res);
     ASSERT_TRUE(j.is_object()) << res.body();
     EXPECT_EQ(j.value("success", true), false);
-    EXPECT_TRUE(j["error"]["message"].is_string());
+    EXPECT_TRUE(j["error"].is_string());
     if (c.code == "missing_field") {
-      EXPECT_NE(j["error"]["message"].get<std::string>().find("image"), std::string::npos);
+      EXPECT_NE(j["error"].get<std::string>().find("image"), std::string::npos);
     }
     if (c.name == std::string("pdf")) {
-      EXPECT_NE(j["error"]["message"].get<std::string>().find("PDF"), std::string::npos);
+      EXPECT_NE(j["error"].get<std::string>().find("PDF"), std::string::npos);
     }
   }
 }

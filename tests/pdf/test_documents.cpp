@@ -132,13 +132,28 @@ TestDocument MakeBornDigitalDocument(const std::string& name) {
 std::string ExpectedOutput(const TestDocument& doc, std::string_view format,
                            const std::vector<int>& pages, bool paginate) {
   std::string out;
+  if (format == "html") {
+    // A whole document; paginated, each page in marker's <div class='page'>.
+    out = "<!DOCTYPE html>\n<html>\n<head>\n<meta charset=\"utf-8\">\n</head>\n<body>\n";
+    for (const int p : pages) {
+      const std::string id = std::to_string(p);
+      out += (paginate ? "<div class='page' data-page-id='" + id + "'>\n" : "") +
+             PageOutput(doc.pages.at(static_cast<std::size_t>(p)), format) +
+             (paginate ? "</div>\n" : "");
+    }
+    return out + "</body>\n</html>\n";
+  }
   for (const int p : pages) {
+    std::string page = PageOutput(doc.pages.at(static_cast<std::size_t>(p)), format);
     if (paginate) {
-      out += "\n{" + std::to_string(p) + "}" + std::string(48, '-') + "\n\n";
+      // marker's: "\n\n{N}" + 48 dashes + "\n\n" before each page, nothing after the last.
+      while (page.ends_with('\n'))
+        page.pop_back();
+      out += "\n\n{" + std::to_string(p) + "}" + std::string(48, '-') + "\n\n";
     } else if (!out.empty()) {
       out += "\n";
     }
-    out += PageOutput(doc.pages.at(static_cast<std::size_t>(p)), format);
+    out += page;
   }
   return out;
 }
