@@ -34,6 +34,28 @@ std::string SchemaLink(const nlohmann::json& schema) {
       s += (s.empty() ? "" : " or ") + SchemaLink(alt);
     return s;
   }
+  if (schema.contains("allOf")) {
+    // A named schema narrowed inline, e.g. Error with the codes of one status.
+    std::string s;
+    for (const auto& part : schema["allOf"]) {
+      if (!RefName(part).empty()) {
+        s += (s.empty() ? "" : " and ") + SchemaLink(part);
+        continue;
+      }
+      const nlohmann::json properties = part.value("properties", nlohmann::json::object());
+      for (const auto& [name, prop] : properties.items()) {
+        if (!prop.contains("enum"))
+          continue;
+        std::string values;
+        for (const auto& v : prop["enum"]) {
+          values += (values.empty() ? "" : ", ");
+          values += v.is_string() ? v.get<std::string>() : v.dump();
+        }
+        s += " (" + Escape(name) + ": " + Escape(values) + ")";
+      }
+    }
+    return s.empty() ? "object" : s;
+  }
   return Escape(schema.value("type", std::string("object")));
 }
 
@@ -62,18 +84,24 @@ std::string RenderDocs(const nlohmann::json& api) {
       "<link rel=\"stylesheet\" href=\"/docs.css\"><title>" +
       Escape(api["info"]["title"]) + " API</title></head><body><main>";
   h += "<h1>" + Escape(api["info"]["title"]) + " <small>" + Escape(api["info"]["version"]) +
-       "</small></h1><p>" + Escape(api["info"]["description"]) +
-       "</p><p><a href=\"/openapi.json\">openapi.json</a> &middot; <a href=\"/\">Web UI</a></p>";
+       "</small></h1>" + Paragraphs(api["info"]["description"]) +
+       "<p><a href=\"/openapi.json\">openapi.json</a> &middot; <a href=\"/\">Web UI</a></p>";
   const auto& responses = api["components"]["responses"];
   for (const auto& [path, item] : api["paths"].items()) {
     for (const auto& [method, op] : item.items()) {
-      if (method == "parameters")
-        continue;  // shared by the path's operations, not an operation
+      // Only operations: not the path's shared parameters, summary or extensions. HEAD answers
+      // as GET does, so it is named in the GET's heading rather than given a section.
+      if (method != "get" && method != "post" && method != "put" && method != "patch" &&
+          method != "delete" && method != "options")
+        continue;
       std::string upper = method;
       for (char& c : upper)
         c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-      h += "<section class=\"route\"><h2><span class=\"method\">" + upper + "</span> <code>" +
-           Escape(path) + "</code></h2><p>" + Escape(op.value("summary", std::string())) + "</p>";
+      if (method == "get" && item.contains("head"))
+        upper += ", HEAD";
+      h += "<section class=\"route\" id=\"" + Escape(op.value("operationId", std::string())) +
+           "\"><h2><span class=\"method\">" + upper + "</span> <code>" + Escape(path) +
+           "</code></h2><p>" + Escape(op.value("summary", std::string())) + "</p>";
       if (op.contains("description"))
         h += Paragraphs(op["description"]);
       if (op.contains("requestBody")) {
@@ -83,11 +111,17 @@ std::string RenderDocs(const nlohmann::json& api) {
         }
         h += "</ul>";
       }
-      h += "<h3>Responses</h3><table><tr><th>Status</th><th>Meaning</th></tr>";
+      h += "<h3>Responses</h3><table><tr><th>Status</th><th>Meaning</th><th>Body</th></tr>";
       for (const auto& [status, resp] : op["responses"].items()) {
         const nlohmann::json& r = RefName(resp).empty() ? resp : responses[RefName(resp)];
+        std::string body;
+        const nlohmann::json content = r.value("content", nlohmann::json::object());
+        for (const auto& [type, media] : content.items()) {
+          body += (body.empty() ? "" : "<br>") + std::string("<code>") + Escape(type) +
+                  "</code>: " + SchemaLink(media.value("schema", nlohmann::json::object()));
+        }
         h += "<tr><td>" + Escape(status) + "</td><td>" +
-             Escape(r.value("description", std::string())) + "</td></tr>";
+             Escape(r.value("description", std::string())) + "</td><td>" + body + "</td></tr>";
       }
       h += "</table></section>";
     }

@@ -418,6 +418,7 @@ TEST(ServerOptionsTest, ConnectionsOverTheLimitAreTurnedAway) {
   // Let the server register both before the third arrives.
   EXPECT_EQ(Exchange(a, MakeRequest(bhttp::verb::get, "/healthz")).result_int(), 200);
   EXPECT_EQ(Exchange(b, MakeRequest(bhttp::verb::get, "/healthz")).result_int(), 200);
+  // A connection over the limit that sends nothing is answered 503 after a second.
   tcp::socket c = Connect(ioc, server.port());
   beast::flat_buffer buffer;
   Response res;
@@ -426,6 +427,25 @@ TEST(ServerOptionsTest, ConnectionsOverTheLimitAreTurnedAway) {
   EXPECT_EQ(res.result_int(), 503);
   EXPECT_EQ(ErrorCodeOf(res), "server_busy");
   EXPECT_EQ(Header(res, "Retry-After"), "1");
+  // Probes are still answered over the limit; nothing else is.
+  EXPECT_EQ(Send(server.port(), MakeRequest(bhttp::verb::get, "/healthz")).result_int(), 200);
+  EXPECT_EQ(Send(server.port(), MakeRequest(bhttp::verb::get, "/readyz")).result_int(), 200);
+  const Response info = Send(server.port(), MakeRequest(bhttp::verb::get, "/info"));
+  EXPECT_EQ(info.result_int(), 503);
+  EXPECT_EQ(ErrorCodeOf(info), "server_busy");
+  // More silent connections than the lane holds, old enough to be pushed out: a probe still gets
+  // through, and each pushed-out connection is answered 503.
+  std::vector<tcp::socket> idle;
+  for (int i = 0; i < 40; ++i)
+    idle.push_back(Connect(ioc, server.port()));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  for (int i = 0; i < 8; ++i)
+    idle.push_back(Connect(ioc, server.port()));
+  EXPECT_EQ(Send(server.port(), MakeRequest(bhttp::verb::get, "/healthz")).result_int(), 200);
+  beast::flat_buffer pushed_buffer;
+  Response pushed;
+  bhttp::read(idle.front(), pushed_buffer, pushed, ec);
+  EXPECT_EQ(pushed.result_int(), 503);
   a.close();
   b.close();
   EXPECT_EQ(server.Stop(), 0);

@@ -9,14 +9,16 @@
 // ONNXOCR_BINARY selects the server binary (default build/release/onnxocr).
 
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import zlib from 'node:zlib';
+
+import { browserSkipReason, hasCommand, loadPlaywright } from '../support/node_test_helpers.mjs';
+import { startServer, stopServer } from '../support/server_process.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(here, '..', '..');
@@ -28,29 +30,10 @@ const kJobTimeoutMs = 120_000;
 const kPdfPages = 20;
 const kPdfDpi = 200; // the server's default --pdf-dpi: each page renders at its PNG's size
 
-function hasCommand(name) {
-  try {
-    execFileSync('sh', ['-c', `command -v ${name}`], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function loadPlaywright() {
-  try {
-    return createRequire(path.join(repoRoot, 'node_modules', '/'))('playwright-core');
-  } catch {
-    return null;
-  }
-}
-
-const playwright = loadPlaywright();
-let skipReason = null;
-if (!fs.existsSync(chromiumPath)) {
-  skipReason = `${chromiumPath} is missing (apt-get install chromium)`;
-} else if (!playwright) {
-  skipReason = `${repoRoot}/node_modules/playwright-core is missing (scripts/bootstrap installs it)`;
+const playwright = loadPlaywright(repoRoot);
+let skipReason = browserSkipReason(repoRoot, chromiumPath, playwright);
+if (skipReason) {
+  // chromium or playwright-core is missing: that is the reason
 } else if (!hasCommand('pango-view')) {
   skipReason = 'pango-view is missing (apt-get install pango1.0-tools)';
 } else if (!fs.existsSync(binary)) {
@@ -252,53 +235,6 @@ function renderDocuments() {
   fs.writeFileSync(multiTiffPath, buildTiff(images.slice(0, 2)));
 }
 
-// Starts the server; resolves with its base URL once stderr says "listening on HOST:PORT".
-function startServer() {
-  return new Promise((resolve, reject) => {
-    const child = spawn(binary, ['serve', '--host', '127.0.0.1', '--port', '0'], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let log = '';
-    let done = false;
-    const finish = (err, url) => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      if (err) {
-        child.kill('SIGKILL');
-        reject(new Error(`${err.message}\n--- server stderr ---\n${log.slice(-4000)}`));
-      } else {
-        resolve({ child, url, log: () => log });
-      }
-    };
-    const timer = setTimeout(
-      () => finish(new Error(`server did not log "listening on" within ${kStartTimeoutMs} ms`)),
-      kStartTimeoutMs,
-    );
-    child.stderr.setEncoding('utf8');
-    child.stderr.on('data', (chunk) => {
-      log += chunk;
-      const m = /listening on [^:\s]+:(\d+)/.exec(log);
-      if (m) finish(null, `http://127.0.0.1:${m[1]}`);
-    });
-    child.on('error', (err) => finish(err));
-    child.on('exit', (code, signal) =>
-      finish(new Error(`server exited early (code ${code}, signal ${signal})`)));
-  });
-}
-
-function stopServer(child) {
-  return new Promise((resolve) => {
-    if (!child || child.exitCode !== null || child.signalCode !== null) return resolve();
-    const kill = setTimeout(() => child.kill('SIGKILL'), 15_000);
-    child.once('exit', () => {
-      clearTimeout(kill);
-      resolve();
-    });
-    child.kill('SIGTERM');
-  });
-}
-
 // ---- the tests ----------------------------------------------------------------------------------
 
 describe('web ui', { skip: skipReason ?? false }, () => {
@@ -311,7 +247,8 @@ describe('web ui', { skip: skipReason ?? false }, () => {
   before(async () => {
     renderReceipt();
     renderDocuments();
-    server = await startServer();
+    server = await startServer(binary, ['serve', '--host', '127.0.0.1', '--port', '0'],
+      { timeoutMs: kStartTimeoutMs });
     browser = await playwright.chromium.launch({
       executablePath: chromiumPath,
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
@@ -617,9 +554,8 @@ describe('web ui', { skip: skipReason ?? false }, () => {
     assert.ok(job.status >= 400 && job.status < 500, `POST /jobs answered ${job.status}`);
     await page.waitForSelector('#error:not([hidden])', { timeout: kResultTimeoutMs });
     const error = await page.locator('#error').textContent();
-    const err = job.body.error; // {code, message}, or a message with "code" beside it
-    const message = typeof err === 'string' ? err : err.message;
-    assert.ok(error.includes(message), `shown: ${error}; answered: ${JSON.stringify(job.body)}`);
+    assert.equal(typeof job.body.error, 'string', JSON.stringify(job.body));
+    assert.ok(error.includes(job.body.error), `shown: ${error}; answered: ${JSON.stringify(job.body)}`);
     assert.equal(await page.locator('#status').getAttribute('data-state'), 'error');
     assert.ok(await page.locator('#job').isHidden());
   });
