@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A client written for marker's API server, pointed at `onnxocr serve` (issue 15).
 
-marker (github.com/datalab-to/marker, marker/scripts/server.py) serves `POST /marker/upload`
+marker (datalab-to/marker, marker/scripts/server.py) serves `POST /marker/upload`
 (multipart: `file`, `page_range`, `force_ocr`, `paginate_output`, `output_format`, `use_llm`,
 `llm_service`, `*_api_key`) and `POST /marker` (a JSON body naming a server-side `filepath`).
 Its clients do, with `requests`:
