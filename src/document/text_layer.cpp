@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "common/unicode_fold.h"
 #include "common/utf8.h"
 
 namespace ocr::document {
@@ -177,7 +178,10 @@ bool IsUsableTextLayer(std::span<const pipeline::TextLine> lines) {
 }
 
 Result<TextLayerPage> ReadTextLayer(const pdf::PdfDocument& document, int page) {
-  OCR_ASSIGN_OR_RETURN(const std::vector<pdf::Word> words, document.Words(page));
+  OCR_ASSIGN_OR_RETURN(std::vector<pdf::Word> words, document.Words(page));
+  // Look-alike code points of the layer (Kangxi radicals for Han characters) say what they mean.
+  for (pdf::Word& w : words)
+    w.text = FoldCompatibilityIdeographs(w.text);
   TextLayerPage out;
   out.lines = GroupIntoLines(words);
   out.usable = IsUsableTextLayer(out.lines);

@@ -4,6 +4,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "common/unicode_fold.h"
+
 namespace ocr::pipeline {
 namespace {
 
@@ -149,8 +151,10 @@ Result<std::unique_ptr<ModelSet>> LoadModelSet(const engine::Runtime& runtime, s
 
   set->charset.reserve(lines.size() + 2);
   set->charset.emplace_back();
-  for (auto& l : lines)
-    set->charset.push_back(std::move(l));
+  // Dictionaries hold a few compatibility ideographs (PP-OCRv4's: U+F92C and U+F979); a class
+  // read as one answers the character it stands for, as a text layer's does (common/unicode_fold).
+  for (const std::string& l : lines)
+    set->charset.push_back(FoldCompatibilityIdeographs(l));
   set->charset.emplace_back(" ");
   return set;
 }

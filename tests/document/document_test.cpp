@@ -2,6 +2,9 @@
 // scanned ones through OCR, force_ocr, page ranges, pagination, and bad documents.
 #include "document/document.h"
 
+#include <string>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 #include "document/render.h"
@@ -155,6 +158,43 @@ TEST_F(DocumentTest, TextLayerLinesCarryTheirWordsOnRequest) {
   auto plain = Read(pdf);
   ASSERT_TRUE(plain.ok()) << plain.status().ToString();
   EXPECT_TRUE(plain->pages[0].lines[0].words.empty());
+}
+
+// A one-page PDF whose text layer maps its glyphs, through a ToUnicode CMap, to look-alike code
+// points as Chromium's print-to-PDF does with CJK fonts: 'A' to U+2F26 (KANGXI RADICAL CHILD,
+// for U+5B50), 'B' to U+2F64 (for U+7528), 'C' to U+FA0E (a unified ideograph of the
+// compatibility block, no decomposition) and 'D' to U+FF21 (FULLWIDTH A, not folded).
+std::vector<std::uint8_t> LookAlikeTextLayerPdf() {
+  const std::string cmap =
+      "/CIDInit /ProcSet findresource begin 12 dict begin begincmap\n"
+      "/CIDSystemInfo << /Registry (Adobe) /Ordering (UCS) /Supplement 0 >> def\n"
+      "/CMapName /Adobe-Identity-UCS def /CMapType 2 def\n"
+      "1 begincodespacerange <00> <FF> endcodespacerange\n"
+      "4 beginbfchar <41> <2F26> <42> <2F64> <43> <FA0E> <44> <FF21> endbfchar\n"
+      "endcmap CMapName currentdict /CMap defineresource pop end end\n";
+  const std::string text = "BT /F1 24 Tf 20 150 Td (ABAB) Tj 0 -40 Td (ACD) Tj ET\n";
+  return pt::BuildPdf({
+      "<< /Type /Catalog /Pages 2 0 R >>",
+      "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+      "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 300 200] /Resources << /Font << /F1 4 0 R >> "
+      ">> /Contents 5 0 R >>",
+      "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding "
+      "/ToUnicode 6 0 R >>",
+      "<< /Length " + std::to_string(text.size()) + " >>\nstream\n" + text + "endstream",
+      "<< /Length " + std::to_string(cmap.size()) + " >>\nstream\n" + cmap + "endstream",
+  });
+}
+
+// Issue 17: a search for 子 must find a page whose layer spells it with the Kangxi radical.
+TEST(TextLayerFoldingTest, LookAlikeHanCodePointsReadAsTheCharactersTheyStandFor) {
+  auto doc = ReadDocument(LookAlikeTextLayerPdf(), testing::DefaultPipeline(), {});
+  ASSERT_TRUE(doc.ok()) << doc.status().ToString();
+  ASSERT_EQ(doc->pages.size(), 1u);
+  ASSERT_TRUE(doc->pages[0].from_text_layer);
+  std::vector<std::string> lines;
+  for (const TextLine& line : doc->pages[0].lines)
+    lines.push_back(line.text);
+  EXPECT_EQ(lines, (std::vector<std::string>{"\u5B50\u7528\u5B50\u7528", "\u5B50\uFA0E\uFF21"}));
 }
 
 // Multi-frame TIFFs: each frame is a page, OCR'd like an image.
