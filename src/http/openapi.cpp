@@ -1,5 +1,7 @@
 #include "http/openapi.h"
 
+#include <array>
+
 #include <nlohmann/json.hpp>
 
 #include "common/text.h"
@@ -7,9 +9,10 @@
 namespace ocr::http {
 namespace {
 
-constexpr const char* kOpenApiText =
+// openapi.json in pieces (src/http/CMakeLists.txt): one literal could exceed what compilers take.
+constexpr auto kOpenApiPieces = std::to_array<const char*>({
 #include "openapi_json.inc"
-    ;
+});
 
 // JSON strings convert to std::string implicitly, not to string_view.
 std::string Escape(const std::string& s) {
@@ -138,7 +141,12 @@ std::string RenderDocs(const nlohmann::json& api) {
 }  // namespace
 
 const std::string& OpenApiJson() {
-  static const std::string text = kOpenApiText;
+  static const std::string text = [] {
+    std::string joined;
+    for (const char* piece : kOpenApiPieces)
+      joined += piece;
+    return joined;
+  }();
   return text;
 }
 
