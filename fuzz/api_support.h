@@ -123,7 +123,8 @@ inline void FinishJobs(const FuzzApi& fuzz_api, http::Reply& reply) {
 }
 
 // What holds for every reply: a status the API uses (never 500, which would be a bug since no
-// client input may cause one); errors in the JSON error shape of spec/API.md section 3; JSON
+// client input may cause one); errors in the JSON error shape of spec/API.md section 3
+// ({"success": false, "error": "<message>", "code": "<code>"}); JSON
 // bodies that parse; 405 with its Allow header.
 inline bool ReplyIsWellFormed(const http::Reply& reply) {
   if (reply.status < 200 || reply.status > 504 || reply.status == 500)
@@ -138,8 +139,10 @@ inline bool ReplyIsWellFormed(const http::Reply& reply) {
   if (reply.status < 400)
     return true;
   const auto error = body.find("error");
-  return body.value("success", true) == false && error != body.end() && error->is_object() &&
-         !error->value("code", "").empty() && !error->value("message", "").empty();
+  const auto code = body.find("code");
+  return body.value("success", true) == false && error != body.end() && error->is_string() &&
+         !error->get<std::string>().empty() && code != body.end() && code->is_string() &&
+         !code->get<std::string>().empty();
 }
 
 inline void CheckReply(const http::Reply& reply) {
