@@ -302,29 +302,24 @@ Routed Api::OcrApi(ApiRequest& r) const {
 
 Routed Api::MarkerUpload(ApiRequest& r) const {
   // marker's server is FastAPI: a request its form validation refuses is 422 there.
-  const auto refused = [&r](Reply reply) {
-    reply.status = 422;
-    return Answer(r.path, std::move(reply));
+  const auto refused = [&r](std::string_view code, std::string message) {
+    return Answer(r.path, ErrorReply(422, code, std::move(message)));
   };
   if (MediaType(r.content_type) != "multipart/form-data") {
-    return refused(ErrorReply(422, "missing_field",
-                              "POST /marker/upload takes multipart/form-data with the document in "
-                              "field \"file\", as marker's server does"));
+    return refused("missing_field",
+                   "POST /marker/upload takes multipart/form-data with the document in field "
+                   "\"file\", as marker's server does");
   }
   ParsedCall parsed = ParseMultipartForm(std::move(r.body), r.content_type, FormDialect::kMarker);
   r.body = std::string();
   if (const BadRequest* bad = std::get_if<BadRequest>(&parsed))
-    return refused(ErrorReply(422, bad->code, bad->message));
+    return refused(bad->code, bad->message);
   OcrCall& call = std::get<OcrCall>(parsed);
   call.options.limits = config_.limits;
   const Result<size_t> pipe = FindPipeline(call.model);
   if (!pipe.ok())
-    return refused(StatusReply(pipe.status()));
-  Work work = [this, call = std::move(call), pipe = *pipe, received = r.received,
-               request_id = r.request_id](const WorkContext& context) {
-    return RunOcr(call, pipe, context, received, request_id);
-  };
-  return {r.path, std::nullopt, std::move(work)};
+    return refused(ErrorCode(pipe.status().code()), pipe.status().message());
+  return OcrWork(r, std::move(call), *pipe);
 }
 
 Routed Api::MarkerPaths(ApiRequest& r) const {
@@ -360,6 +355,14 @@ std::variant<OcrCall, Reply> Api::ParseCall(ApiRequest& r, bool json_only) const
   return std::move(call);
 }
 
+Routed Api::OcrWork(const ApiRequest& r, OcrCall call, std::size_t pipe) const {
+  Work work = [this, call = std::move(call), pipe, received = r.received,
+               request_id = r.request_id](const WorkContext& context) {
+    return RunOcr(call, pipe, context, received, request_id);
+  };
+  return {r.path, std::nullopt, std::move(work)};
+}
+
 Routed Api::OcrRoute(ApiRequest& r, bool json_only, bool as_job) const {
   std::variant<OcrCall, Reply> parsed = ParseCall(r, json_only);
   if (Reply* refused = std::get_if<Reply>(&parsed))
@@ -368,13 +371,8 @@ Routed Api::OcrRoute(ApiRequest& r, bool json_only, bool as_job) const {
   const Result<size_t> pipe = FindPipeline(call.model);
   if (!pipe.ok())
     return Answer(r.path, StatusReply(pipe.status()));
-  if (!as_job && !call.stream) {
-    Work work = [this, call = std::move(call), pipe = *pipe, received = r.received,
-                 request_id = r.request_id](const WorkContext& context) {
-      return RunOcr(call, pipe, context, received, request_id);
-    };
-    return {r.path, std::nullopt, std::move(work)};
-  }
+  if (!as_job && !call.stream)
+    return OcrWork(r, std::move(call), *pipe);
   if (as_job && shared_jobs_ != nullptr) {
     if (!shared_jobs_->available())
       return Answer(r.path, JobStoreDown());
@@ -657,11 +655,8 @@ Reply Api::RunOcr(const OcrCall& call, std::size_t pipe, const WorkContext& cont
   // deadlines and our own faults keep their statuses.
   const auto failed = [&call, &request_id](const Status& status) {
     const unsigned http = HttpStatusFor(status.code());
-    if (call.marker_format && (http == 400 || http == 415 || http == 422)) {
-      Reply reply = ErrorReply(http, ErrorCode(status.code()), status.message());
-      reply.status = 200;
-      return reply;
-    }
+    if (call.marker_format && (http == 400 || http == 415 || http == 422))
+      return ErrorReply(200, ErrorCode(status.code()), status.message());
     return FailureReply(status, request_id);
   };
   std::string decoded;

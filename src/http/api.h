@@ -146,6 +146,8 @@ class Api {
   // Either form of POST /ocr, and POST /jobs (`as_job`): the parsed call becomes one Work,
   // whichever form it came in: the answer itself, or the admission of a job or a stream.
   Routed OcrRoute(ApiRequest& request, bool json_only, bool as_job) const;
+  // The work that answers `call` at once (not a job or a stream), on a worker.
+  Routed OcrWork(const ApiRequest& request, OcrCall call, std::size_t pipeline) const;
   // Parses either form of an OCR request; a reply when it is refused.
   std::variant<OcrCall, Reply> ParseCall(ApiRequest& request, bool json_only) const;
   // Work that admits a long document (a job, or a stream when not `listed`): opens it, reserves

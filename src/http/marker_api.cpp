@@ -104,15 +104,11 @@ Json Chunks(const document::DocumentResult& document) {
   Json page_info = Json::object();
   for (const document::DocumentPage& page : document.pages) {
     for (std::size_t i = 0; i < page.lines.size(); ++i) {
+      // marker's FlatBlockOutput: a leaf block without children, with its page.
       Json block = LineBlock(page, i);
-      blocks.push_back({{"id", block["id"]},
-                        {"block_type", block["block_type"]},
-                        {"html", block["html"]},
-                        {"page", page.page},
-                        {"polygon", block["polygon"]},
-                        {"bbox", block["bbox"]},
-                        {"section_hierarchy", block["section_hierarchy"]},
-                        {"images", block["images"]}});
+      block.erase("children");
+      block["page"] = page.page;
+      blocks.push_back(std::move(block));
     }
     page_info[std::to_string(page.page)] = {
         {"bbox", Json::array({0, 0, page.width, page.height})},

@@ -167,11 +167,17 @@ std::string_view MethodLabel(bhttp::verb verb) {
   return verb == bhttp::verb::unknown ? "OTHER" : Sv(bhttp::to_string(verb));
 }
 
-// The whole answer sent to a connection over --max-connections before closing it: built once, with
-// the JSON of every other error.
+// The answer to a connection over --max-connections that is not a probe.
+Reply TooManyConnectionsReply() {
+  Reply reply = ErrorReply(503, "server_busy", "too many open connections; retry after a second");
+  reply.retry_after = true;
+  return reply;
+}
+
+// The same answer as bytes, for a connection refused before a request was read: built once.
 const std::string& TooManyConnections() {
   static const std::string bytes = [] {
-    Reply reply = ErrorReply(503, "server_busy", "too many open connections");
+    Reply reply = TooManyConnectionsReply();
     Response res(bhttp::status::service_unavailable, 11);
     res.set(bhttp::field::content_type, reply.content_type);
     res.set(bhttp::field::retry_after, "1");
@@ -850,10 +856,7 @@ class Session : public std::enable_shared_from_this<Session> {
     const bool probe = (req.method() == bhttp::verb::get || req.method() == bhttp::verb::head) &&
                        path.ok() && (*path == "/healthz" || *path == "/readyz");
     if (!probe) {
-      Reply busy =
-          ErrorReply(503, "server_busy", "too many open connections; retry after a second");
-      busy.retry_after = true;
-      Send(std::move(busy));
+      Send(TooManyConnectionsReply());
       return;
     }
     Routed routed = server_.api.Route(request_);
