@@ -16,6 +16,11 @@ namespace {
 // Words further apart than this many line heights along the reading direction start a new line
 // (a column gap); closer words, even without a space in the layer, are joined.
 constexpr double kMaxGapInLineHeights = 1.5;
+// Words further apart than this, with no space between them in the layer, are two cells of a
+// table row (or two columns): a layer writes the space between the words of a phrase, even a
+// monospaced one (0.6 em, which is most of a tight line's height), but not between cells, which
+// are separate runs of text set an em or more apart.
+constexpr double kCellGapInLineHeights = 0.8;
 // A gap wider than this many line heights reads as a space even when the layer has none.
 constexpr double kSpaceGapInLineHeights = 0.25;
 // Two boxes are on one row when they overlap across the reading direction by this fraction of
@@ -68,6 +73,8 @@ struct LineBuilder {
   Span Frame() const { return ToReadingFrame(box, rotation); }
 };
 
+// Whether `w` continues `line`: same rotation, overlapping rows, and a gap along the line that is
+// a word space (with a space in the layer before `w`) or closer than a cell gap (without).
 bool Continues(const LineBuilder& line, const pdf::Word& w, const Box& wb) {
   if (w.rotation != line.rotation)
     return false;
@@ -78,8 +85,8 @@ bool Continues(const LineBuilder& line, const pdf::Word& w, const Box& wb) {
   if (overlap < kMinRowOverlap * std::min(l.hi - l.lo, s.hi - s.lo))
     return false;
   const double gap = s.start - line.end;
-  return gap >= -kMaxStepBackInLineHeights * line_height &&
-         gap <= kMaxGapInLineHeights * line_height;
+  const double max_gap = line.space_after ? kMaxGapInLineHeights : kCellGapInLineHeights;
+  return gap >= -kMaxStepBackInLineHeights * line_height && gap <= max_gap * line_height;
 }
 
 // Corners of `b` clockwise from the top-left in image coordinates, rotated so that the quad

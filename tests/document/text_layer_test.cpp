@@ -92,6 +92,17 @@ TEST(GroupIntoLinesTest, SplitsColumnsOnTheSameRow) {
   EXPECT_EQ(Texts(GroupIntoLines(words)), (std::vector<std::string>{"left", "right"}));
 }
 
+TEST(GroupIntoLinesTest, CellsOfATableRowStayApart) {
+  // 20 px text 24 px apart (1.2 line heights): with a space in the layer, a wide word space (a
+  // monospaced or loosely justified line); without one, two cells of a table row.
+  const std::vector<pdf::Word> spaced = {Word("Total", 10, 10, 60, 30, 0, true),
+                                         Word("due", 84, 10, 120, 30)};
+  EXPECT_EQ(Texts(GroupIntoLines(spaced)), (std::vector<std::string>{"Total due"}));
+  const std::vector<pdf::Word> cells = {Word("Apples", 10, 10, 70, 30, 0, false),
+                                        Word("1,200", 94, 10, 140, 30)};
+  EXPECT_EQ(Texts(GroupIntoLines(cells)), (std::vector<std::string>{"Apples", "1,200"}));
+}
+
 TEST(GroupIntoLinesTest, JoinsWithoutSpaceWhenTheLayerHasNone) {
   const std::vector<pdf::Word> words = {Word("foo", 10, 10, 40, 30, 0, false),
                                         Word("bar", 41, 10, 70, 30, 0, false),
