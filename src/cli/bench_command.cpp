@@ -26,6 +26,7 @@
 #include "cli/exit_codes.h"
 #include "common/clock.h"
 #include "common/text.h"
+#include "document/layout.h"
 #include "image/decode.h"
 
 namespace ocr::cli {
@@ -169,6 +170,9 @@ Result<Sample> OcrOnScheduler(InferenceWorkers& workers, const Input& input,
     }
     sample.times = result->times;
     sample.lines = result->lines.size();
+    watch.LapMs();
+    document::AnalyzeLayout(result->lines, [&image]() { return *image; });
+    sample.layout_ms = watch.LapMs();
     done->set_value(sample);
   };
   SubmitWhenQueued(workers, job);
@@ -188,6 +192,9 @@ Result<Sample> OcrInline(const pipeline::Pipeline& pipe, const Input& input,
   OCR_ASSIGN_OR_RETURN(pipeline::OcrResult result, pipe.Run(image, options));
   sample.times = result.times;
   sample.lines = result.lines.size();
+  watch.LapMs();
+  document::AnalyzeLayout(result.lines, [&image]() { return image; });
+  sample.layout_ms = watch.LapMs();
   sample.latency_ms = watch.ElapsedMs();
   return sample;
 }
@@ -196,11 +203,13 @@ Json LevelJson(const Level& level, int workers) {
   std::vector<double> latency;
   pipeline::StageTimes sum;
   double decode = 0;
+  double layout = 0;
   double lines = 0;
   for (const Sample& s : level.samples) {
     latency.push_back(s.latency_ms);
     sum += s.times;
     decode += s.decode_ms;
+    layout += s.layout_ms;
     lines += static_cast<double>(s.lines);
   }
   const double n = std::max<double>(1, static_cast<double>(level.samples.size()));
@@ -227,7 +236,8 @@ Json LevelJson(const Level& level, int workers) {
         {"cls_infer", per(sum.cls_infer_ms)},
         {"rec_pre", per(sum.rec_pre_ms)},
         {"rec_infer", per(sum.rec_infer_ms)},
-        {"ctc", per(sum.ctc_ms)}}},
+        {"ctc", per(sum.ctc_ms)},
+        {"layout", per(layout)}}},
       {"lines_per_image", lines / n},
       {"rss_mib", ResidentMib()},
       {"rss_mib_samples", level.rss_mib},
@@ -247,11 +257,11 @@ void PrintLevel(const Json& l) {
     std::printf("  efficiency %.3f", l["efficiency"].get<double>());
   std::printf(
       "\n      ms/image: decode %.1f det %.1f/%.1f/%.1f crop %.1f cls %.1f/%.1f rec %.1f/%.1f "
-      "ctc %.1f (pre/infer/post)\n",
+      "ctc %.1f (pre/infer/post) layout %.1f\n",
       s["decode"].get<double>(), s["det_pre"].get<double>(), s["det_infer"].get<double>(),
       s["det_post"].get<double>(), s["crop"].get<double>(), s["cls_pre"].get<double>(),
       s["cls_infer"].get<double>(), s["rec_pre"].get<double>(), s["rec_infer"].get<double>(),
-      s["ctc"].get<double>());
+      s["ctc"].get<double>(), s["layout"].get<double>());
 }
 
 // Records the model calls of the first 64 inputs on the scheduler's models, then replays them

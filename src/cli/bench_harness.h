@@ -20,6 +20,7 @@ struct Sample {
   double latency_ms = 0;
   double decode_ms = 0;
   pipeline::StageTimes times;
+  double layout_ms = 0;  // document layout of the result (tables, paragraphs): pages pay it
   size_t lines = 0;
 };
 

@@ -55,7 +55,9 @@ Result<DocumentPage> OcrPage(int page, const cv::Mat& image, const PageContext& 
   OCR_ASSIGN_OR_RETURN(
       pipeline::OcrResult ocr,
       context.pipeline.Run(image, context.options.ocr, context.stop, &context.runner));
-  return DocumentPage{page, image.cols, image.rows, false, std::move(ocr.lines), ocr.times};
+  std::vector<Block> blocks = AnalyzeLayout(ocr.lines, [&image]() { return image; });
+  return DocumentPage{
+      page, image.cols, image.rows, false, std::move(ocr.lines), std::move(blocks), ocr.times};
 }
 
 // The reading of one page of either kind, given the page's context.
@@ -144,7 +146,14 @@ class PdfReader final : public ReaderBase {
           for (TextLine& line : layer.lines)
             line.words.clear();
         }
-        return DocumentPage{p, size.width, size.height, true, std::move(layer.lines), {}};
+        // Rulings are drawn, not written: the page is rendered for them only when its lines
+        // may hold a table.
+        std::vector<Block> blocks = AnalyzeLayout(layer.lines, [this, p]() {
+          Result<cv::Mat> image = document_->RenderPage(p);
+          return image.ok() ? std::move(image).value() : cv::Mat();
+        });
+        return DocumentPage{
+            p, size.width, size.height, true, std::move(layer.lines), std::move(blocks), {}};
       }
     }
     OCR_ASSIGN_OR_RETURN(const cv::Mat image, document_->RenderPage(p));

@@ -1,6 +1,7 @@
 // The text, Markdown and HTML writers over layout.h's paragraphs.
 #include "document/render.h"
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <string>
@@ -15,30 +16,21 @@ namespace {
 
 using pipeline::TextLine;
 
-std::string Join(const std::vector<std::string>& parts, std::string_view separator) {
-  std::string out;
-  for (std::size_t i = 0; i < parts.size(); ++i) {
-    if (i > 0) {
-      out += separator;
-    }
-    out += parts[i];
-  }
-  return out;
-}
-
 // Backslash-escapes every ASCII punctuation character that can start or close Markdown markup
 // (CommonMark lets any ASCII punctuation be escaped, so this never shows a stray backslash): the
 // requested set, plus '~' (fenced code, strikethrough) and '&' (entity references such as
 // "&copy;"). The only other block-level trigger a paragraph's first characters can hold is an
 // ordered-list marker ("1." or "1)"), whose punctuation is escaped there.
-std::string EscapeMarkdown(std::string_view text) {
+//
+// Inside a table cell (`block_start` false) nothing starts a block: numbers keep their dots.
+std::string EscapeMarkdown(std::string_view text, bool block_start = true) {
   constexpr std::string_view kSpecial = "\\`*_{}[]<>#+-|!~&";
   std::size_t digits = 0;
   while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') {
     ++digits;
   }
-  const bool list_marker =
-      digits > 0 && digits < text.size() && (text[digits] == '.' || text[digits] == ')');
+  const bool list_marker = block_start && digits > 0 && digits < text.size() &&
+                           (text[digits] == '.' || text[digits] == ')');
   std::string out;
   out.reserve(text.size() + text.size() / 8);
   for (std::size_t i = 0; i < text.size(); ++i) {
@@ -47,6 +39,135 @@ std::string EscapeMarkdown(std::string_view text) {
     }
     out += text[i];
   }
+  return out;
+}
+
+// The normalized text of a block's first line.
+std::string FirstText(std::span<const TextLine> lines, const TextRows& rows) {
+  return rows.empty() || rows.front().empty() ? std::string()
+                                              : NormalizeText(lines[rows.front().front()].text);
+}
+
+// The rows' texts: lines of a row joined by a space, rows by `separator`.
+std::string RowsText(std::span<const TextLine> lines, const TextRows& rows,
+                     std::string_view separator) {
+  std::string out;
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    if (r > 0) {
+      out += separator;
+    }
+    for (std::size_t i = 0; i < rows[r].size(); ++i) {
+      if (i > 0) {
+        out += ' ';
+      }
+      out += NormalizeText(lines[rows[r][i]].text);
+    }
+  }
+  return out;
+}
+
+// The rows as HTML: each line escaped, lines of a row joined by a space, rows by <br>. The first
+// `skip` bytes of the first line (a list marker) are left out.
+std::string RowsHtml(std::span<const TextLine> lines, const TextRows& rows, std::size_t skip = 0) {
+  std::string out;
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    if (r > 0) {
+      out += "<br>";
+    }
+    for (std::size_t i = 0; i < rows[r].size(); ++i) {
+      if (i > 0) {
+        out += ' ';
+      }
+      const std::string text = NormalizeText(lines[rows[r][i]].text);
+      const std::size_t from = r == 0 && i == 0 ? std::min(skip, text.size()) : 0;
+      out += EscapeHtml(std::string_view{text}.substr(from));
+    }
+  }
+  return out;
+}
+
+std::string ListItemMarkdown(std::span<const TextLine> lines, const Block& block) {
+  const std::string text = RowsText(lines, block.rows, " ");
+  int number = 0;
+  const std::size_t marker = ListMarker(text, &number);
+  const std::string rest = EscapeMarkdown(std::string_view{text}.substr(marker));
+  return block.ordered ? std::to_string(number) + ". " + rest : "- " + rest;
+}
+
+// A table as HTML: <thead> for its header rows (cells <th>) when it has any, <tbody> for the rest;
+// rowspan and colspan where a cell spans; a cell's rows joined by <br>.
+std::string TableHtml(std::span<const TextLine> lines, const Table& table) {
+  std::string out = "<table>\n";
+  std::size_t next = 0;  // cells are row-major by origin
+  for (int r = 0; r < table.row_count; ++r) {
+    const bool header = r < table.header_rows;
+    if (r == 0 && header) {
+      out += "<thead>\n";
+    }
+    if (r == table.header_rows) {
+      out += "<tbody>\n";
+    }
+    out += "<tr>";
+    for (; next < table.cells.size() && table.cells[next].row == r; ++next) {
+      const TableCell& cell = table.cells[next];
+      const std::string_view tag = header ? "th" : "td";
+      out += "<" + std::string(tag);
+      if (cell.row_span > 1) {
+        out += " rowspan=\"" + std::to_string(cell.row_span) + "\"";
+      }
+      if (cell.col_span > 1) {
+        out += " colspan=\"" + std::to_string(cell.col_span) + "\"";
+      }
+      out += ">" + RowsHtml(lines, cell.rows) + "</" + std::string(tag) + ">";
+    }
+    out += "</tr>\n";
+    if (header && r + 1 == table.header_rows) {
+      out += "</thead>\n";
+    }
+  }
+  out += "</tbody>\n</table>";
+  return out;
+}
+
+// A table as a GitHub-flavoured pipe table: the first row is the header row, "|" escaped, a
+// cell's rows joined by <br>. Spanning cells, which a pipe table cannot express, make it an HTML
+// table, which GFM allows in Markdown.
+std::string TableMarkdown(std::span<const TextLine> lines, const Table& table) {
+  const bool spans = std::any_of(table.cells.begin(), table.cells.end(), [](const TableCell& c) {
+    return c.row_span > 1 || c.col_span > 1;
+  });
+  if (spans) {
+    return TableHtml(lines, table);
+  }
+  std::vector<std::vector<std::string>> grid(
+      static_cast<std::size_t>(table.row_count),
+      std::vector<std::string>(static_cast<std::size_t>(table.col_count)));
+  for (const TableCell& cell : table.cells) {
+    std::string text;
+    for (std::size_t r = 0; r < cell.rows.size(); ++r) {
+      if (r > 0) {
+        text += "<br>";
+      }
+      text += EscapeMarkdown(RowsText(lines, TextRows{cell.rows[r]}, " "), false);
+    }
+    grid[static_cast<std::size_t>(cell.row)][static_cast<std::size_t>(cell.col)] = text;
+  }
+  std::string out;
+  for (std::size_t r = 0; r < grid.size(); ++r) {
+    out += "|";
+    for (const std::string& text : grid[r]) {
+      out += " " + text + " |";
+    }
+    out += "\n";
+    if (r == 0) {
+      out += "|";
+      for (std::size_t c = 0; c < grid[r].size(); ++c) {
+        out += " --- |";
+      }
+      out += "\n";
+    }
+  }
+  out.pop_back();  // the block's newline is the caller's
   return out;
 }
 
@@ -75,8 +196,8 @@ bool IsSpace(char c) {
 std::string PaginateLikeMarker(const DocumentResult& document, OutputFormat format) {
   std::string joined;
   for (const DocumentPage& page : document.pages)
-    joined += "\n\n{" + std::to_string(page.page) + "}" + kPageRule + "\n\n" +
-              FormatLines(format, page.lines);
+    joined +=
+        "\n\n{" + std::to_string(page.page) + "}" + kPageRule + "\n\n" + FormatPage(format, page);
   std::string out;
   out.reserve(joined.size() + 4);
   out += "\n\n";
@@ -104,7 +225,7 @@ std::string HtmlDocument(const DocumentResult& document, bool paginate) {
   for (const DocumentPage& page : document.pages) {
     if (paginate)
       out += "<div class='page' data-page-id='" + std::to_string(page.page) + "'>\n";
-    out += FormatHtml(page.lines);
+    out += FormatPage(OutputFormat::kHtml, page);
     if (paginate)
       out += "</div>\n";
   }
@@ -142,53 +263,114 @@ std::string FormatText(std::span<const TextLine> lines) {
   return out;
 }
 
-std::string FormatMarkdown(std::span<const TextLine> lines) {
+std::string FormatMarkdown(std::span<const TextLine> lines, std::span<const Block> blocks) {
   std::string out;
-  for (const Paragraph& paragraph : GroupParagraphs(lines)) {
-    if (!out.empty()) {
-      out += '\n';  // the blank line between blocks
+  const Block* previous = nullptr;
+  for (const Block& block : blocks) {
+    // Blocks are separated by a blank line; the items of one list follow each other.
+    const bool same_list = previous != nullptr && previous->type == BlockType::kListItem &&
+                           block.type == BlockType::kListItem && previous->ordered == block.ordered;
+    if (!out.empty() && !same_list) {
+      out += '\n';
     }
-    if (paragraph.heading) {
-      out += "## ";
+    previous = &block;
+    switch (block.type) {
+      case BlockType::kParagraph:
+        out += EscapeMarkdown(RowsText(lines, block.rows, " "));
+        break;
+      case BlockType::kHeading:
+        out += std::string(static_cast<std::size_t>(std::clamp(block.level, 1, 6)), '#') + " " +
+               EscapeMarkdown(RowsText(lines, block.rows, " "));
+        break;
+      case BlockType::kListItem:
+        out += ListItemMarkdown(lines, block);
+        break;
+      case BlockType::kTable:
+        out += TableMarkdown(lines, block.table);
+        break;
     }
-    out += EscapeMarkdown(Join(paragraph.lines, " "));
     out += '\n';
   }
   return out;
 }
 
-std::string FormatHtml(std::span<const TextLine> lines) {
+std::string BlockText(std::span<const TextLine> lines, const Block& block) {
+  if (block.type != BlockType::kTable) {
+    return RowsText(lines, block.rows, " ");
+  }
   std::string out;
-  for (const Paragraph& paragraph : GroupParagraphs(lines)) {
-    if (paragraph.heading) {
-      // A heading wrapped over two lines is still one title: its lines join with a space.
-      out += "<h2>" + EscapeHtml(Join(paragraph.lines, " ")) + "</h2>\n";
-      continue;
+  for (const TableCell& cell : block.table.cells) {
+    if (!cell.rows.empty()) {
+      out += (out.empty() ? "" : " ") + RowsText(lines, cell.rows, " ");
     }
-    out += "<p>";
-    for (std::size_t i = 0; i < paragraph.lines.size(); ++i) {
-      if (i > 0) {
-        out += "<br>";
-      }
-      out += EscapeHtml(paragraph.lines[i]);
-    }
-    out += "</p>\n";
   }
   return out;
 }
 
-std::string FormatLines(OutputFormat format, std::span<const TextLine> lines) {
-  switch (format) {
-    case OutputFormat::kText:
-      return FormatText(lines);
-    case OutputFormat::kMarkdown:
-      return FormatMarkdown(lines);
-    case OutputFormat::kHtml:
-      return FormatHtml(lines);
-    case OutputFormat::kJson:
-      break;
+std::string BlockHtml(std::span<const TextLine> lines, const Block& block) {
+  switch (block.type) {
+    case BlockType::kParagraph:
+      return "<p>" + RowsHtml(lines, block.rows) + "</p>";
+    case BlockType::kHeading: {
+      // A heading wrapped over two lines is still one title: its lines join with a space.
+      const std::string tag = "h" + std::to_string(std::clamp(block.level, 1, 6));
+      return "<" + tag + ">" + EscapeHtml(RowsText(lines, block.rows, " ")) + "</" + tag + ">";
+    }
+    case BlockType::kListItem:
+      return "<li>" + RowsHtml(lines, block.rows, ListMarker(FirstText(lines, block.rows))) +
+             "</li>";
+    case BlockType::kTable:
+      return TableHtml(lines, block.table);
   }
   return {};
+}
+
+std::string FormatHtml(std::span<const TextLine> lines, std::span<const Block> blocks) {
+  std::string out;
+  const Block* list = nullptr;  // the first item of the open list
+  auto close_list = [&]() {
+    if (list != nullptr) {
+      out += list->ordered ? "</ol>\n" : "</ul>\n";
+      list = nullptr;
+    }
+  };
+  for (const Block& block : blocks) {
+    const bool item = block.type == BlockType::kListItem;
+    if (list != nullptr && (!item || list->ordered != block.ordered)) {
+      close_list();
+    }
+    if (item && list == nullptr) {
+      list = &block;
+      out += block.ordered ? "<ol>\n" : "<ul>\n";
+    }
+    out += BlockHtml(lines, block) + "\n";
+  }
+  close_list();
+  return out;
+}
+
+std::string FormatMarkdown(std::span<const TextLine> lines) {
+  return FormatMarkdown(lines, AnalyzeLayout(lines));
+}
+
+std::string FormatHtml(std::span<const TextLine> lines) {
+  return FormatHtml(lines, AnalyzeLayout(lines));
+}
+
+std::vector<Block> PageBlocks(const DocumentPage& page) {
+  return page.blocks.empty() && !page.lines.empty() ? AnalyzeLayout(page.lines) : page.blocks;
+}
+
+std::string FormatPage(OutputFormat format, const DocumentPage& page) {
+  if (format == OutputFormat::kJson) {
+    return {};
+  }
+  if (format == OutputFormat::kText) {
+    return FormatText(page.lines);
+  }
+  const std::vector<Block> blocks = PageBlocks(page);
+  return format == OutputFormat::kMarkdown ? FormatMarkdown(page.lines, blocks)
+                                           : FormatHtml(page.lines, blocks);
 }
 
 std::string FormatDocument(const DocumentResult& document, OutputFormat format, bool paginate) {
@@ -200,7 +382,7 @@ std::string FormatDocument(const DocumentResult& document, OutputFormat format, 
     return PaginateLikeMarker(document, format);
   std::string out;
   for (const DocumentPage& page : document.pages) {
-    std::string text = FormatLines(format, page.lines);
+    std::string text = FormatPage(format, page);
     // Pages follow each other as blocks, separated by a blank line.
     if (!out.empty() && !text.empty())
       out += "\n";

@@ -7,9 +7,11 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/status.h"
 #include "document/document.h"
+#include "document/layout.h"
 #include "pipeline/types.h"
 
 namespace ocr::document {
@@ -22,20 +24,38 @@ Result<OutputFormat> ParseOutputFormat(std::string_view name);
 
 std::string_view OutputFormatName(OutputFormat format);
 
-// The lines in `format`: FormatText, FormatMarkdown or FormatHtml; empty for kJson.
-std::string FormatLines(OutputFormat format, std::span<const pipeline::TextLine> lines);
+// The page's blocks; laid out from its lines (without rulings) when it carries none, as a page
+// built by hand does.
+std::vector<Block> PageBlocks(const DocumentPage& page);
+
+// One page in `format` (empty for kJson): FormatText, or FormatMarkdown / FormatHtml over the
+// page's blocks (laid out now when the page carries none).
+std::string FormatPage(OutputFormat format, const DocumentPage& page);
 
 // The lines' texts in the given order, one per line ("\n"-separated, with a final newline when
 // not empty).
 std::string FormatText(std::span<const pipeline::TextLine> lines);
 
-// Paragraphs separated by blank lines; a paragraph's lines joined by single spaces; headings
-// as "## "; characters that Markdown would interpret escaped with a backslash.
+// Blocks separated by blank lines (the items of one list on consecutive lines): a paragraph's
+// lines joined by single spaces; headings as "#" to "###" by level; list items as "- " or "N. ";
+// tables as GitHub-flavoured pipe tables (as HTML where cells span); characters that Markdown
+// would interpret escaped with a backslash. The overload without blocks lays the lines out first.
+std::string FormatMarkdown(std::span<const pipeline::TextLine> lines,
+                           std::span<const Block> blocks);
 std::string FormatMarkdown(std::span<const pipeline::TextLine> lines);
 
-// The same structure as semantic HTML: <h2> for headings, <p> for paragraphs (lines separated by
-// <br>), text HTML-escaped. A fragment, not a whole document.
+// The same structure as semantic HTML: <h1>-<h3>, <p> (rows separated by <br>), <ul>/<ol> of
+// <li>, <table> (with <thead> when a header row is evident, rowspan/colspan), text HTML-escaped.
+// A fragment, not a whole document.
+std::string FormatHtml(std::span<const pipeline::TextLine> lines, std::span<const Block> blocks);
 std::string FormatHtml(std::span<const pipeline::TextLine> lines);
+
+// A block's text on one line: its lines (a table's cells, row-major) joined by spaces.
+std::string BlockText(std::span<const pipeline::TextLine> lines, const Block& block);
+
+// One block's element as FormatHtml writes it (<p>, <hN>, <li> without its list, <table>), with
+// no newline after it: marker's JSON gives each block its html.
+std::string BlockHtml(std::span<const pipeline::TextLine> lines, const Block& block);
 
 // The document as text, Markdown or HTML, page after page. With `paginate`, text and Markdown
 // are paginated exactly as marker's server does it (spec/API.md: "\n\n{N}" + 48 dashes +

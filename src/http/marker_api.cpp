@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <array>
+#include <iterator>
+#include <map>
+#include <span>
 #include <string>
 
 #include "common/text.h"
@@ -28,8 +31,23 @@ std::string PageId(int page) {
   return "/page/" + std::to_string(page) + "/Page/" + std::to_string(page);
 }
 
-std::string LineId(int page, std::size_t line) {
-  return "/page/" + std::to_string(page) + "/Line/" + std::to_string(line);
+// marker's name for each kind of block.
+std::string_view MarkerBlockType(document::BlockType type) {
+  switch (type) {
+    case document::BlockType::kParagraph:
+      return "Text";
+    case document::BlockType::kHeading:
+      return "SectionHeader";
+    case document::BlockType::kListItem:
+      return "ListItem";
+    case document::BlockType::kTable:
+      return "Table";
+  }
+  return "Text";
+}
+
+std::string BlockId(int page, std::string_view type, std::size_t n) {
+  return "/page/" + std::to_string(page) + "/" + std::string(type) + "/" + std::to_string(n);
 }
 
 // A rectangle as marker's PolygonBox gives it: four corners clockwise from the top-left, and
@@ -39,47 +57,87 @@ Json RectPolygon(double x0, double y0, double x1, double y1) {
       {Json::array({x0, y0}), Json::array({x1, y0}), Json::array({x1, y1}), Json::array({x0, y1})});
 }
 
-struct Box {
-  Json polygon;
-  Json bbox;
-};
-
-Box LineBox(const pipeline::TextLine& line) {
-  Box box{Json::array(), nullptr};
-  double x0 = line.box[0].x, y0 = line.box[0].y, x1 = x0, y1 = y0;
-  for (const pipeline::Point& p : line.box) {
-    box.polygon.push_back(Json::array({static_cast<double>(p.x), static_cast<double>(p.y)}));
-    x0 = std::min<double>(x0, p.x);
-    y0 = std::min<double>(y0, p.y);
-    x1 = std::max<double>(x1, p.x);
-    y1 = std::max<double>(y1, p.y);
-  }
-  box.bbox = Json::array({x0, y0, x1, y1});
-  return box;
-}
-
-// One text line as a leaf block of marker's JSON (its html a paragraph).
-Json LineBlock(const document::DocumentPage& page, std::size_t index) {
-  const pipeline::TextLine& line = page.lines[index];
-  Box box = LineBox(line);
-  return {{"id", LineId(page.page, index)},
-          {"block_type", "Line"},
-          {"html", "<p>" + EscapeHtml(line.text) + "</p>"},
-          {"polygon", std::move(box.polygon)},
-          {"bbox", std::move(box.bbox)},
-          {"children", nullptr},
-          {"section_hierarchy", Json::object()},
+// marker's JSONBlockOutput fields of one block.
+Json BlockJson(std::string id, std::string_view type, std::string html, double x0, double y0,
+               double x1, double y1, Json children, const Json& hierarchy) {
+  return {{"id", std::move(id)},
+          {"block_type", type},
+          {"html", std::move(html)},
+          {"polygon", RectPolygon(x0, y0, x1, y1)},
+          {"bbox", Json::array({x0, y0, x1, y1})},
+          {"children", std::move(children)},
+          {"section_hierarchy", hierarchy},
           {"images", Json::object()}};
 }
 
-// A page of marker's JSON: its html refers to its children by id, as marker's does.
-Json PageBlock(const document::DocumentPage& page) {
+// A page's blocks as marker's top-level blocks: Text, SectionHeader and Table leaves, and a
+// ListGroup around each run of list items (its html the whole list, its children the ListItem
+// leaves). Each carries the section hierarchy above it (heading level -> the heading's id), which
+// runs on from page to page as marker's does. `toc` collects the headings as marker's table of
+// contents.
+Json PageChildren(const document::DocumentPage& page, Json& hierarchy, Json& toc) {
+  const std::vector<document::Block> blocks = document::PageBlocks(page);
   Json children = Json::array();
-  std::string html;
-  for (std::size_t i = 0; i < page.lines.size(); ++i) {
-    html += "<content-ref src='" + LineId(page.page, i) + "'></content-ref>";
-    children.push_back(LineBlock(page, i));
+  std::size_t n = 0;  // block ids number the page's blocks, as marker's do
+  for (std::size_t i = 0; i < blocks.size(); ++i) {
+    const document::Block& block = blocks[i];
+    const std::string_view type = MarkerBlockType(block.type);
+    if (block.type == document::BlockType::kHeading) {
+      const std::string level = std::to_string(block.level);
+      // A heading closes the sections below its level.
+      for (auto it = hierarchy.begin(); it != hierarchy.end();) {
+        it = std::stoi(it.key()) >= block.level ? hierarchy.erase(it) : std::next(it);
+      }
+      const std::string id = BlockId(page.page, type, n);
+      hierarchy[level] = id;
+      toc.push_back({{"title", document::BlockText(page.lines, block)},
+                     {"heading_level", block.level},
+                     {"page_id", page.page},
+                     {"polygon", RectPolygon(block.left, block.top, block.right, block.bottom)}});
+    }
+    if (block.type != document::BlockType::kListItem) {
+      children.push_back(BlockJson(BlockId(page.page, type, n++), type,
+                                   document::BlockHtml(page.lines, block), block.left, block.top,
+                                   block.right, block.bottom, nullptr, hierarchy));
+      continue;
+    }
+    // A run of list items of one kind is one list.
+    std::size_t end = i;
+    while (end < blocks.size() && blocks[end].type == document::BlockType::kListItem &&
+           blocks[end].ordered == block.ordered)
+      ++end;
+    const std::string group_id = BlockId(page.page, "ListGroup", n++);
+    Json items = Json::array();
+    std::string html = block.ordered ? "<ol>" : "<ul>";
+    double x0 = block.left;
+    double y0 = block.top;
+    double x1 = block.right;
+    double y1 = block.bottom;
+    for (std::size_t k = i; k < end; ++k) {
+      const document::Block& item = blocks[k];
+      const std::string id = BlockId(page.page, "ListItem", n++);
+      html += "<content-ref src='" + id + "'></content-ref>";
+      items.push_back(BlockJson(id, "ListItem", document::BlockHtml(page.lines, item), item.left,
+                                item.top, item.right, item.bottom, nullptr, hierarchy));
+      x0 = std::min<double>(x0, item.left);
+      y0 = std::min<double>(y0, item.top);
+      x1 = std::max<double>(x1, item.right);
+      y1 = std::max<double>(y1, item.bottom);
+    }
+    html += block.ordered ? "</ol>" : "</ul>";
+    children.push_back(BlockJson(group_id, "ListGroup", std::move(html), x0, y0, x1, y1,
+                                 std::move(items), hierarchy));
+    i = end - 1;
   }
+  return children;
+}
+
+// A page of marker's JSON: its html refers to its children by id, as marker's does.
+Json PageBlock(const document::DocumentPage& page, Json& hierarchy, Json& toc) {
+  Json children = PageChildren(page, hierarchy, toc);
+  std::string html;
+  for (const Json& child : children)
+    html += "<content-ref src='" + child["id"].get<std::string>() + "'></content-ref>";
   return {{"id", PageId(page.page)},
           {"block_type", "Page"},
           {"html", std::move(html)},
@@ -93,22 +151,42 @@ Json PageBlock(const document::DocumentPage& page) {
 // marker's JSONOutput without its metadata (marker's server leaves that out of `output` too).
 Json DocumentTree(const document::DocumentResult& document) {
   Json pages = Json::array();
+  Json hierarchy = Json::object();
+  Json toc = Json::array();
   for (const document::DocumentPage& page : document.pages)
-    pages.push_back(PageBlock(page));
+    pages.push_back(PageBlock(page, hierarchy, toc));
   return {{"children", std::move(pages)}, {"block_type", "Document"}};
 }
 
-// marker's ChunkOutput without its metadata: every page's blocks in one flat list.
+// The list's html with its items written out in place of their content-refs.
+std::string ResolvedHtml(const Json& block) {
+  if (!block["children"].is_array())
+    return block["html"].get<std::string>();
+  std::string html = block["html"].get<std::string>();
+  for (const Json& child : block["children"]) {
+    const std::string ref =
+        "<content-ref src='" + child["id"].get<std::string>() + "'></content-ref>";
+    const std::size_t at = html.find(ref);
+    if (at != std::string::npos)
+      html.replace(at, ref.size(), child["html"].get<std::string>());
+  }
+  return html;
+}
+
+// marker's ChunkOutput without its metadata: every page's top-level blocks in one flat list,
+// each with its html written out in full and its page.
 Json Chunks(const document::DocumentResult& document) {
   Json blocks = Json::array();
   Json page_info = Json::object();
+  Json hierarchy = Json::object();
+  Json toc = Json::array();
   for (const document::DocumentPage& page : document.pages) {
-    for (std::size_t i = 0; i < page.lines.size(); ++i) {
-      // marker's FlatBlockOutput: a leaf block without children, with its page.
-      Json block = LineBlock(page, i);
-      block.erase("children");
-      block["page"] = page.page;
-      blocks.push_back(std::move(block));
+    for (Json& child : PageChildren(page, hierarchy, toc)) {
+      // marker's FlatBlockOutput: a block without children, with its page.
+      child["html"] = ResolvedHtml(child);
+      child.erase("children");
+      child["page"] = page.page;
+      blocks.push_back(std::move(child));
     }
     page_info[std::to_string(page.page)] = {
         {"bbox", Json::array({0, 0, page.width, page.height})},
@@ -117,12 +195,25 @@ Json Chunks(const document::DocumentResult& document) {
   return {{"blocks", std::move(blocks)}, {"page_info", std::move(page_info)}};
 }
 
+Json TableOfContents(const document::DocumentResult& document) {
+  Json hierarchy = Json::object();
+  Json toc = Json::array();
+  for (const document::DocumentPage& page : document.pages)
+    PageChildren(page, hierarchy, toc);
+  return toc;
+}
+
 Json PageStats(const document::DocumentResult& document) {
   Json stats = Json::array();
   for (const document::DocumentPage& page : document.pages) {
     Json counts = Json::array();
     if (!page.lines.empty())
       counts.push_back(Json::array({"Line", page.lines.size()}));
+    std::map<std::string_view, std::size_t> kinds;
+    for (const document::Block& block : document::PageBlocks(page))
+      ++kinds[MarkerBlockType(block.type)];
+    for (const auto& [kind, count] : kinds)
+      counts.push_back(Json::array({kind, count}));
     stats.push_back({{"page_id", page.page},
                      {"text_extraction_method", page.from_text_layer ? "pdftext" : "surya"},
                      {"block_counts", std::move(counts)},
@@ -173,7 +264,8 @@ Json MarkerResponseJson(const document::DocumentResult& document, MarkerFormat f
   return {{"format", MarkerFormatName(format)},
           {"output", Output(document, format, paginate)},
           {"images", Json::object()},
-          {"metadata", {{"table_of_contents", Json::array()}, {"page_stats", PageStats(document)}}},
+          {"metadata",
+           {{"table_of_contents", TableOfContents(document)}, {"page_stats", PageStats(document)}}},
           {"success", true}};
 }
 

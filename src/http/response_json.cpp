@@ -11,7 +11,54 @@ nlohmann::json QuadToJson(const pipeline::Quad& quad) {
   return box;
 }
 
+nlohmann::json IndicesJson(const std::vector<std::size_t>& indices) {
+  nlohmann::json out = nlohmann::json::array();
+  for (std::size_t i : indices)
+    out.push_back(i);
+  return out;
+}
+
+nlohmann::json FlatIndicesJson(const document::TextRows& rows) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& row : rows)
+    for (std::size_t i : row)
+      out.push_back(i);
+  return out;
+}
+
 }  // namespace
+
+nlohmann::json BlocksJson(std::span<const document::Block> blocks) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const document::Block& block : blocks) {
+    nlohmann::json item = {{"type", document::BlockTypeName(block.type)},
+                           {"bbox",
+                            {static_cast<double>(block.left), static_cast<double>(block.top),
+                             static_cast<double>(block.right), static_cast<double>(block.bottom)}},
+                           {"lines", IndicesJson(block.Lines())}};
+    if (block.type == document::BlockType::kHeading)
+      item["level"] = block.level;
+    if (block.type == document::BlockType::kListItem)
+      item["ordered"] = block.ordered;
+    if (block.type == document::BlockType::kTable) {
+      const document::Table& table = block.table;
+      item["rows"] = table.row_count;
+      item["columns"] = table.col_count;
+      item["header_rows"] = table.header_rows;
+      nlohmann::json cells = nlohmann::json::array();
+      for (const document::TableCell& cell : table.cells) {
+        cells.push_back({{"row", cell.row},
+                         {"col", cell.col},
+                         {"row_span", cell.row_span},
+                         {"col_span", cell.col_span},
+                         {"lines", FlatIndicesJson(cell.rows)}});
+      }
+      item["cells"] = std::move(cells);
+    }
+    out.push_back(std::move(item));
+  }
+  return out;
+}
 
 nlohmann::json LinesToJson(std::span<const pipeline::TextLine> lines, bool words) {
   nlohmann::json out = nlohmann::json::array();
@@ -43,7 +90,8 @@ nlohmann::json PageJson(const document::DocumentPage& page, bool words) {
           {"width", page.width},
           {"height", page.height},
           {"source", page.from_text_layer ? "text_layer" : "ocr"},
-          {"results", LinesToJson(page.lines, words)}};
+          {"results", LinesToJson(page.lines, words)},
+          {"blocks", BlocksJson(document::PageBlocks(page))}};
 }
 
 nlohmann::json DocumentSummaryJson(const document::DocumentResult& document,

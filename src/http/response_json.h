@@ -22,7 +22,13 @@ nlohmann::json LinesToJson(std::span<const pipeline::TextLine> lines, bool words
 nlohmann::json OcrResponseJson(std::span<const pipeline::TextLine> lines, double seconds,
                                bool words = false);
 
-// One page of a document answer: {"page", "width", "height", "source", "results"}.
+// A page's blocks in reading order: [{"type": "paragraph"|"heading"|"list_item"|"table", "bbox":
+// [left, top, right, bottom], "lines": indices into the page's results}], with "level" for
+// headings, "ordered" for list items, and "rows", "columns", "header_rows" and "cells": [{"row",
+// "col", "row_span", "col_span", "lines"}] (row-major) for tables.
+nlohmann::json BlocksJson(std::span<const document::Block> blocks);
+
+// One page of a document answer: {"page", "width", "height", "source", "results", "blocks"}.
 nlohmann::json PageJson(const document::DocumentPage& page, bool words = false);
 
 // The document-level fields of the multipart form's answer: {"success": true, "format",
@@ -31,7 +37,7 @@ nlohmann::json DocumentSummaryJson(const document::DocumentResult& document,
                                    document::OutputFormat format, bool paginate, double seconds);
 
 // The multipart form's answer: {"success": true, "format", "output" (not for json),
-// "page_count", "processing_time", "pages": [{"page", "width", "height", "source", "results"}],
+// "page_count", "processing_time", "pages": [PageJson...],
 // "results": every page's lines}.
 nlohmann::json DocumentResponseJson(const document::DocumentResult& document,
                                     document::OutputFormat format, bool paginate, double seconds,

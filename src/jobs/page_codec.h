@@ -13,13 +13,15 @@
 
 namespace ocr::jobs {
 
-// [page, width, height, from_text_layer, [[text, confidence, [x0,y0,..,x3,y3], [words]], ...]]
-// where each word is [text, confidence, [8 coordinates]]. Stage times are not kept: they were
+// [page, width, height, from_text_layer, [[text, confidence, [x0,y0,..,x3,y3], [words]], ...],
+// [blocks]] where each word is [text, confidence, [8 coordinates]] and each block is laid out as
+// page_codec.cpp's BlockJson says. Stage times are not kept: they were
 // counted by the replica that read the page.
 std::string EncodePage(const document::DocumentPage& page);
 
-// The inverse of EncodePage. Errors: kInternal when `text` is not what EncodePage writes (the
-// store holds something else under the key).
+// The inverse of EncodePage (which also reads the five fields of pages stored without blocks).
+// Errors: kInternal when `text` is not what EncodePage writes (the store holds something else
+// under the key), including blocks that name lines the page does not have.
 Result<document::DocumentPage> DecodePage(std::string_view text);
 
 }  // namespace ocr::jobs

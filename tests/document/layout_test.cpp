@@ -1,4 +1,4 @@
-// Tests for pipeline/layout: paragraph grouping on hand-built boxes, and the exact text, Markdown
+// Tests for document/layout: paragraph grouping on hand-built boxes, and the exact text, Markdown
 // and HTML they produce. Body lines are 20 px tall on a 30 px pitch unless a test says otherwise.
 #include "document/layout.h"
 
@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include "document/render.h"
+#include "support/hand_lines.h"
 #include "support/test_paths.h"
 
 namespace ocr::document {
@@ -22,16 +23,8 @@ namespace {
 using pipeline::Point;
 using pipeline::TextLine;
 using ::testing::ElementsAre;
+using testing::Line;
 using ::testing::SizeIs;
-
-// An axis-aligned line with corners (x0, y0) and (x1, y1).
-TextLine Line(std::string text, float x0, float y0, float x1, float y1) {
-  TextLine line;
-  line.text = std::move(text);
-  line.confidence = 0.9F;
-  line.box = {{{x0, y0}, {x1, y0}, {x1, y1}, {x0, y1}}};
-  return line;
-}
 
 // A line of `width` x `height` centred on (cx, cy), turned clockwise on screen by `degrees`.
 TextLine TiltedLine(std::string text, float cx, float cy, float width, float height,
@@ -54,6 +47,29 @@ TextLine Left(std::string text, float top) {
 
 TextLine Right(std::string text, float top) {
   return Line(std::move(text), 550, top, 950, top + 20);
+}
+
+// A text block as the tests below read it: its rows' texts (a row's lines joined by a space), and
+// whether it is a heading.
+struct Paragraph {
+  std::vector<std::string> lines;
+  bool heading = false;
+};
+
+std::vector<Paragraph> GroupParagraphs(const std::vector<TextLine>& lines) {
+  std::vector<Paragraph> out;
+  for (const Block& block : AnalyzeLayout(lines)) {
+    Paragraph paragraph{{}, block.type == BlockType::kHeading};
+    for (const std::vector<std::size_t>& row : block.rows) {
+      std::string text;
+      for (std::size_t index : row) {
+        text += (text.empty() ? "" : " ") + NormalizeText(lines[index].text);
+      }
+      paragraph.lines.push_back(text);
+    }
+    out.push_back(std::move(paragraph));
+  }
+  return out;
 }
 
 TEST(LayoutTest, OneParagraphOfThreeLines) {
@@ -146,8 +162,8 @@ TEST(LayoutTest, TallTitleAboveTwoColumnsComesFirstAsHeading) {
   EXPECT_THAT(paragraphs[1].lines, ElementsAre("L1", "L2", "L3"));
   EXPECT_FALSE(paragraphs[1].heading);
   EXPECT_THAT(paragraphs[2].lines, ElementsAre("R1", "R2", "R3"));
-  EXPECT_EQ(FormatMarkdown(lines), "## Title\n\nL1 L2 L3\n\nR1 R2 R3\n");
-  EXPECT_EQ(FormatHtml(lines), "<h2>Title</h2>\n<p>L1<br>L2<br>L3</p>\n<p>R1<br>R2<br>R3</p>\n");
+  EXPECT_EQ(FormatMarkdown(lines), "# Title\n\nL1 L2 L3\n\nR1 R2 R3\n");
+  EXPECT_EQ(FormatHtml(lines), "<h1>Title</h1>\n<p>L1<br>L2<br>L3</p>\n<p>R1<br>R2<br>R3</p>\n");
 }
 
 TEST(LayoutTest, FullWidthLineBetweenColumnSectionsSplitsThem) {
@@ -237,9 +253,9 @@ TEST(LayoutTest, TextHeightChangesSplitParagraphs) {
   EXPECT_THAT(paragraphs[2].lines, ElementsAre("note 1", "note 2"));
   EXPECT_FALSE(paragraphs[2].heading);
   EXPECT_EQ(FormatMarkdown(lines),
-            "## Big title goes on\n\nbody 1 body 2 body 3\n\nnote 1 note 2\n");
+            "# Big title goes on\n\nbody 1 body 2 body 3\n\nnote 1 note 2\n");
   EXPECT_EQ(FormatHtml(lines),
-            "<h2>Big title goes on</h2>\n<p>body 1<br>body 2<br>body 3</p>\n"
+            "<h1>Big title goes on</h1>\n<p>body 1<br>body 2<br>body 3</p>\n"
             "<p>note 1<br>note 2</p>\n");
 }
 
@@ -257,10 +273,11 @@ TEST(LayoutTest, MarkdownEscapesMetacharacters) {
   EXPECT_EQ(FormatMarkdown(every), R"(\\\`\*\_\{\}\[\]\<\>\#\+\-\|\!\~\& a.b)"
                                    "\n");
 
-  // An ordered-list marker only at the start of a block; other digits and dots stay as they are.
-  const std::vector<TextLine> list_like = {Left("1. first", 100), Left("costs 2.50", 130),
-                                           Left("12) twelve", 190)};
-  EXPECT_EQ(FormatMarkdown(list_like), "1\\. first costs 2.50\n\n12\\) twelve\n");
+  // A year or a decimal at the start of a block is no list number: what could read as one is
+  // escaped; other digits and dots stay as they are.
+  const std::vector<TextLine> list_like = {Left("2016. was a year", 100), Left("costs 2.50", 130),
+                                           Left("1.5 litres", 190)};
+  EXPECT_EQ(FormatMarkdown(list_like), "2016\\. was a year costs 2.50\n\n1\\.5 litres\n");
 }
 
 TEST(LayoutTest, HtmlEscapesText) {

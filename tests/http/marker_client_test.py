@@ -19,7 +19,11 @@ Its clients do, with `requests`:
 whole HTML document, or for json and chunks marker's pydantic models dumped as JSON text
 (JSONOutput: Document -> Page -> blocks; ChunkOutput: flat blocks with `page`, and `page_info`),
 `metadata` is `{"table_of_contents", "page_stats": [{"page_id", "text_extraction_method",
-"block_counts", "block_metadata"}]}`. A document marker cannot read is HTTP 200 with
+"block_counts", "block_metadata"}]}`. A Page's blocks are its layout blocks in reading order
+(the /ocr answer's `blocks`): Text (`<p>`, rows joined by `<br>`), SectionHeader (`<h1>`-`<h3>`),
+Table (`<table>`) and ListGroup (`<ul>`/`<ol>` of content-refs to its ListItem children, `<li>`),
+ids `/page/{p}/{Type}/{n}`, each with its section_hierarchy (heading level -> the heading's id);
+the table of contents lists the headings. A document marker cannot read is HTTP 200 with
 `{"success": false, "error": "<str(exception)>"}`; a request FastAPI cannot validate is 422.
 
 MarkerClient below is such a client (standard library only: urllib and a hand-built multipart
@@ -30,9 +34,10 @@ The same client pointed at `{base}/ocr` (the path replaced) must work for pagina
 
 Inputs are made here: a 2-page PDF with a text layer (enscript + ghostscript's ps2pdf), a
 scanned page (pango-view PNG wrapped by img2pdf), a mixed PDF (text page + scanned page, qpdf),
-an encrypted copy (qpdf). The server: `onnxocr serve --host 127.0.0.1 --port 0 --models
-ppocrv4=models/ppocrv4 --threads 1`, started by bench/load/ocr_load.py's Server: its log in a
-file (no pipe to drain), killed at exit.
+an encrypted copy (qpdf), a page with a heading, lists and a table (pango-view markup to a PDF).
+The server: `onnxocr serve --host 127.0.0.1 --port 0 --models ppocrv4=models/ppocrv4 --threads
+1`, started by bench/load/ocr_load.py's Server: its log in a file (no pipe to drain), killed at
+exit.
 
 Exit 0 pass, 1 fail, 77 skipped (binary, models, enscript, ps2pdf, img2pdf, qpdf or pango-view
 missing). About 5 s on 2 cores. Environment: ONNXOCR_BINARY (default build/release/onnxocr),
@@ -70,6 +75,18 @@ TEXT_PAGES = [
 SCANNED_TEXT = "Scanned page three\nOrder 1234 paid"
 SCANNED_WORDS = ("Scanned", "Order", "1234")
 
+# A page with every kind of block, its text layer read back exactly: a title (40 pt over 14 pt
+# body text: its line about 3 times as tall) over two body lines, a bulleted and a numbered list
+# and a table (monospaced columns); pango markup, rendered to a PDF by pango-view.
+HEADING_TITLE = "Quarterly Report"
+HEADING_MARKUP = (f'<span font="DejaVu Sans 40">{HEADING_TITLE}</span>\n'
+                  "Revenue grew in March\nCosts stayed flat\n\n"
+                  "- Ships on Monday\n- Paid in full\n\n"
+                  "1. Invoice sent\n2. Receipt filed\n\n"
+                  '<span font="DejaVu Sans Mono 14">Item          Qty      Price\n'
+                  "Paper         12       3.50\n"
+                  "Toner         2        41.00</span>\n")
+
 SEPARATOR = "-" * 48  # marker's MarkdownRenderer.page_separator
 TRUE_SPELLINGS = ("true", "True", "TRUE", "1", "on", "On", "yes", "YES", "t", "T", "y", "Y")
 FALSE_SPELLINGS = ("false", "False", "0", "off", "OFF", "no", "No", "f", "F", "n", "N")
@@ -85,6 +102,22 @@ ERROR_CODES = {
 }
 ALL_CODES = set().union(*ERROR_CODES.values())
 MARKER_KEYS = {"format", "output", "images", "metadata", "success"}
+BLOCK_KEYS = {"id", "block_type", "html", "polygon", "bbox", "children", "section_hierarchy",
+              "images"}  # marker's JSONBlockOutput
+CHUNK_KEYS = BLOCK_KEYS - {"children"} | {"page"}  # marker's FlatBlockOutput
+# The /ocr answer's block types as marker names them; consecutive list items of one kind are
+# one ListGroup around them. A Page's children are Text, SectionHeader, Table and ListGroup.
+OCR_BLOCK_TYPES = {"paragraph": "Text", "heading": "SectionHeader", "list_item": "ListItem",
+                   "table": "Table"}
+OCR_BLOCK_KEYS = {"paragraph": set(), "heading": {"level"}, "list_item": {"ordered"},
+                  "table": {"rows", "columns", "header_rows", "cells"}}
+COUNTED_TYPES = ("ListItem", "SectionHeader", "Table", "Text")  # block_counts after "Line"
+# Text as HTML-escaped: no tag, no bare "&".
+ESCAPED_CHAR = r"(?:[^<>&]|&(?:amp|lt|gt|quot|#39|#x27|apos);)"
+ESCAPED = ESCAPED_CHAR + "*"
+# A list item's bullet or number and its space (document::ListMarker), which its <li> leaves out.
+LIST_MARKER = re.compile(r"(?:[\u2022\u00b7\u25aa\u25cf\u25cb\u25a0\u25a1\u25c6\u25ba\u2013*-]"
+                         r"|\d{1,2}[.)]) (?=.)")
 
 
 # --- HTTP: a hand-built multipart body, urllib ---------------------------------------------------
@@ -188,6 +221,12 @@ class Inputs:
         self.encrypted_pdf = self.path("encrypted.pdf")
         self.run(f"qpdf --encrypt user-secret owner-secret 256 -- '{self.text_pdf}' "
                  f"'{self.encrypted_pdf}'")
+        heading_txt = self.path("heading.txt")
+        with open(heading_txt, "w", encoding="utf-8") as f:
+            f.write(HEADING_MARKUP)
+        self.heading_pdf = self.path("heading.pdf")
+        self.run(f"pango-view -q --markup --background=white --font 'DejaVu Sans 14' "
+                 f"--margin 40 -o '{self.heading_pdf}' '{heading_txt}'")
 
     def path(self, name):
         return os.path.join(self.tmp, name)
@@ -275,6 +314,71 @@ def check_polygon(test, polygon, bbox, what):
                     f"{what}: bbox {bbox} is not the polygon's bounds {expected}")
 
 
+def close(a, b):
+    """Two boxes [x0, y0, x1, y1] alike (a float the server writes as float or as double)."""
+    return len(a) == len(b) and all(abs(x - y) < 1e-3 for x, y in zip(a, b))
+
+
+def refs_html(ids):
+    """marker's html of a block's children: a content-ref for each."""
+    return "".join(f"<content-ref src='{i}'></content-ref>" for i in ids)
+
+
+def html_text(fragment):
+    """A block's html as its reader sees the text: tags (<br> included) a space, entities
+    unescaped, whitespace collapsed."""
+    return words(html.unescape(re.sub(r"<[^>]*>", " ", fragment)))
+
+
+def ocr_block_text(results, block):
+    """The text of a block of the /ocr answer: its lines' texts (a table's cell by cell) joined
+    by spaces; a list item's bullet or number left out, as its <li> leaves it out."""
+    text = words(" ".join(results[i]["text"] for i in block["lines"]))
+    if block["type"] == "list_item":
+        m = LIST_MARKER.match(text)
+        text = text[m.end():] if m else text
+    return text
+
+
+def marker_blocks(ocr_page):
+    """The Page children marker's JSON lists for a page of the /ocr answer, in its order:
+    [(block type, the /ocr block)]; a run of list items of one kind is (ListGroup, [its
+    list_item blocks])."""
+    out = []
+    for block in ocr_page["blocks"]:
+        if block["type"] != "list_item":
+            out.append((OCR_BLOCK_TYPES[block["type"]], block))
+        elif out and out[-1][0] == "ListGroup" and out[-1][1][-1]["ordered"] == block["ordered"]:
+            out[-1][1].append(block)
+        else:
+            out.append(("ListGroup", [block]))
+    return out
+
+
+def block_counts(page, line_count):
+    """page_stats' block_counts of a page of marker's JSON with `line_count` recognized lines:
+    ["Line", n], then each block type present (a ListGroup's items, not the group) by name."""
+    kinds = {}
+    for block in page["children"]:
+        for b in block["children"] if block["block_type"] == "ListGroup" else [block]:
+            kinds[b["block_type"]] = kinds.get(b["block_type"], 0) + 1
+    return ([["Line", line_count]] if line_count else []) + [[k, kinds[k]] for k in sorted(kinds)]
+
+
+def flat_chunks(doc):
+    """marker's chunks of a JSON document: every page's children, flat, without children and
+    with their page; a ListGroup's html with its items' html in place of their content-refs."""
+    out = []
+    for page in doc["children"]:
+        for block in page["children"]:
+            chunk = {k: v for k, v in block.items() if k != "children"}
+            for item in block["children"] or []:
+                chunk["html"] = chunk["html"].replace(refs_html([item["id"]]), item["html"], 1)
+            chunk["page"] = int(page["id"].split("/")[2])
+            out.append(chunk)
+    return out
+
+
 # --- the tests -----------------------------------------------------------------------------------
 
 SERVER = None
@@ -338,8 +442,22 @@ class MarkerClientTest(unittest.TestCase):
         self.assertEqual(data["images"], {}, "no embedded images are extracted")
         meta = data["metadata"]
         self.assertEqual(set(meta), {"table_of_contents", "page_stats"}, meta)
-        self.assertEqual(meta["table_of_contents"], [])
         self.assertIsInstance(meta["page_stats"], list)
+        # The table of contents: the headings (marker's TocItem), in document order.
+        toc = meta["table_of_contents"]
+        self.assertIsInstance(toc, list)
+        page_ids = [stat["page_id"] for stat in meta["page_stats"]]
+        for entry in toc:
+            self.assertEqual(set(entry), {"title", "heading_level", "page_id", "polygon"}, entry)
+            self.assertIsInstance(entry["title"], str, entry)
+            self.assertTrue(entry["title"].strip(), entry)
+            self.assertIn(entry["heading_level"], (1, 2, 3), entry)
+            self.assertIn(entry["page_id"], page_ids, entry)
+            polygon = entry["polygon"]
+            check_polygon(self, polygon, polygon[0] + polygon[2], f"toc entry {entry}")
+            self.assertEqual([polygon[1], polygon[3]], [[polygon[2][0], polygon[0][1]],
+                                                        [polygon[0][0], polygon[2][1]]], entry)
+        self.assertEqual([e["page_id"] for e in toc], sorted(e["page_id"] for e in toc), toc)
         for stat in meta["page_stats"]:
             self.assertEqual(set(stat), {"page_id", "text_extraction_method", "block_counts",
                                          "block_metadata"}, stat)
@@ -348,14 +466,177 @@ class MarkerClientTest(unittest.TestCase):
             self.assertEqual(stat["block_metadata"], {"llm_request_count": 0,
                                                       "llm_error_count": 0,
                                                       "llm_tokens_used": 0}, stat)
+            # ["Line", recognized lines], then [type, count] of each block type present, by name
             counts = stat["block_counts"]
             self.assertIsInstance(counts, list, stat)
             for entry in counts:
                 self.assertIsInstance(entry, list, stat)
                 self.assertEqual(len(entry), 2, stat)
-                self.assertEqual(entry[0], "Line", stat)
                 self.assertIsInstance(entry[1], int, stat)
+                self.assertGreater(entry[1], 0, stat)
+            if counts:
+                self.assertEqual(counts[0][0], "Line", stat)
+                kinds = [kind for kind, _ in counts[1:]]
+                self.assertEqual(kinds, sorted(set(kinds)), stat)
+                self.assertLessEqual(set(kinds), set(COUNTED_TYPES), stat)
         return data
+
+    def check_json_page(self, page, n, reference):
+        """Page `n` of marker's JSON against the /ocr answer's page `reference`: its children are
+        the page's blocks, one for each of the /ocr answer's blocks (a ListGroup for each run of
+        list items of one kind), in its order, with their text and box; ids, html shapes,
+        section hierarchy and polygons as marker writes them."""
+        what = f"page {n}"
+        self.assertEqual(set(page), BLOCK_KEYS, what)
+        self.assertEqual(page["id"], f"/page/{n}/Page/{n}")
+        self.assertEqual(page["block_type"], "Page")
+        self.assertEqual(page["section_hierarchy"], {})
+        self.assertIsNone(page["images"])
+        check_polygon(self, page["polygon"], page["bbox"], what)
+        w, h = page["bbox"][2], page["bbox"][3]
+        self.assertGreater(w, 0)
+        self.assertGreater(h, 0)
+        self.assertEqual(page["polygon"], [[0, 0], [w, 0], [w, h], [0, h]], what)
+        self.assertEqual(page["bbox"][:2], [0, 0], what)
+        self.assertEqual([w, h], [reference["width"], reference["height"]], what)
+        blocks = page["children"]
+        self.assertIsInstance(blocks, list, what)
+        self.assertEqual(page["html"], refs_html(b["id"] for b in blocks),
+                         f"{what}: html {page['html']}")
+        expected = marker_blocks(reference)
+        self.assertEqual([b["block_type"] for b in blocks], [kind for kind, _ in expected],
+                         f"{what}: the /ocr answer's blocks are {reference['blocks']}")
+        results = reference["results"]
+        number = 0  # ids number the page's blocks, a ListGroup's items after the group
+        hierarchy = {}  # heading level -> the id of the current heading at that level
+
+        def check_leaf(block, source, kind, bwhat):
+            """A block that is one of the /ocr answer's: id, shape, html, text and box."""
+            nonlocal number
+            self.assertEqual(set(block), BLOCK_KEYS, bwhat)
+            self.assertEqual(block["id"], f"/page/{n}/{kind}/{number}", bwhat)
+            number += 1
+            self.assertEqual(block["block_type"], kind, bwhat)
+            self.assertIsNone(block["children"], bwhat)
+            self.assertEqual(block["images"], {}, bwhat)
+            if kind == "SectionHeader":  # a heading closes the sections at and below its level
+                for level in [k for k in hierarchy if int(k) >= source["level"]]:
+                    del hierarchy[level]
+                hierarchy[str(source["level"])] = block["id"]
+            self.assertEqual(block["section_hierarchy"], hierarchy, bwhat)
+            check_polygon(self, block["polygon"], block["bbox"], bwhat)
+            x0, y0, x1, y1 = block["bbox"]
+            self.assertTrue(-1 <= x0 <= x1 <= w + 1 and -1 <= y0 <= y1 <= h + 1,
+                            f"{bwhat}: bbox {block['bbox']} outside the page {w}x{h}")
+            self.assertTrue(close(block["bbox"], source["bbox"]),
+                            f"{bwhat}: bbox {block['bbox']}, the /ocr block's {source['bbox']}")
+            markup = block["html"]
+            if kind == "Text":  # a paragraph: its rows, escaped, joined by <br>
+                pattern = rf"<p>{ESCAPED}(?:<br>{ESCAPED})*</p>"
+            elif kind == "ListItem":
+                pattern = rf"<li>{ESCAPED}(?:<br>{ESCAPED})*</li>"
+            elif kind == "SectionHeader":  # a title on one line
+                pattern = rf"<h{source['level']}>{ESCAPED}</h{source['level']}>"
+            else:  # a table: its rows of cells (header cells <th>), a cell's rows joined by <br>
+                self.assertTrue(markup.startswith("<table>") and markup.endswith("</table>"),
+                                f"{bwhat}: html {markup!r}")
+                tags = re.findall(r"<[^>]*>", markup)
+                for tag in tags:
+                    self.assertRegex(tag, r'^(?:</?(?:table|thead|tbody|tr|th|td)>|<br>'
+                                          r'|<t[hd](?: (?:rowspan|colspan)="[1-9][0-9]*")+>)$',
+                                     f"{bwhat}: html {markup!r}")
+                self.assertEqual(tags.count("<tr>"), source["rows"], bwhat)
+                cells = [t for t in tags if re.match(r"<t[hd][ >]", t)]
+                self.assertEqual(len(cells), len(source["cells"]), bwhat)
+                self.assertEqual(sum(t.startswith("<th") for t in cells),
+                                 sum(c["row"] < source["header_rows"] for c in source["cells"]),
+                                 f"{bwhat}: header cells")
+                pattern = rf"(?:<[^>]*>|{ESCAPED_CHAR})*"
+            self.assertIsNotNone(re.fullmatch(pattern, markup),
+                                 f"{bwhat}: unescaped text or another shape: {markup!r}")
+            self.assertEqual(html_text(markup), ocr_block_text(results, source), bwhat)
+            if kind == "Text":  # a <br> between two lines, never inside one
+                texts = [words(results[i]["text"]) for i in source["lines"]]
+                for row in markup[len("<p>"):-len("</p>")].split("<br>"):
+                    taken = 1
+                    while taken < len(texts) and " ".join(texts[:taken]) != html_text(row):
+                        taken += 1
+                    self.assertEqual(" ".join(texts[:taken]), html_text(row),
+                                     f"{bwhat}: row {row!r} of {markup!r}")
+                    del texts[:taken]
+
+        for block, (kind, source) in zip(blocks, expected):
+            bwhat = f"{what} block {block['id']}"
+            if kind != "ListGroup":
+                check_leaf(block, source, kind, bwhat)
+                continue
+            # A list: <ul> or <ol> of its ListItem children, each <li> a list item's text.
+            self.assertEqual(set(block), BLOCK_KEYS, bwhat)
+            self.assertEqual(block["id"], f"/page/{n}/ListGroup/{number}", bwhat)
+            number += 1
+            self.assertEqual(block["images"], {}, bwhat)
+            self.assertEqual(block["section_hierarchy"], hierarchy, bwhat)
+            items = block["children"]
+            self.assertIsInstance(items, list, bwhat)
+            self.assertEqual(len(items), len(source), bwhat)
+            tag = "ol" if source[0]["ordered"] else "ul"
+            self.assertEqual(block["html"], f"<{tag}>{refs_html(i['id'] for i in items)}</{tag}>",
+                             bwhat)
+            for item, item_source in zip(items, source):
+                check_leaf(item, item_source, "ListItem", f"{bwhat} item {item['id']}")
+            check_polygon(self, block["polygon"], block["bbox"], bwhat)
+            bounds = [min(i["bbox"][0] for i in items), min(i["bbox"][1] for i in items),
+                      max(i["bbox"][2] for i in items), max(i["bbox"][3] for i in items)]
+            self.assertTrue(close(block["bbox"], bounds),
+                            f"{bwhat}: bbox {block['bbox']} is not its items' bounds {bounds}")
+
+    def check_ocr_blocks(self, page):
+        """The blocks of a page of the /ocr answer: their shapes, and every recognized line in
+        exactly one block (a table's in one cell); a line without text (none once normalized)
+        in none."""
+        what = f"/ocr page {page['page']}"
+        results, blocks = page["results"], page["blocks"]
+        self.assertIsInstance(blocks, list, what)
+        listed = []
+        for block in blocks:
+            bwhat = f"{what} block {block}"
+            self.assertIn(block.get("type"), OCR_BLOCK_TYPES, bwhat)
+            self.assertEqual(set(block), {"type", "bbox", "lines"} | OCR_BLOCK_KEYS[block["type"]],
+                             bwhat)
+            bbox = block["bbox"]
+            self.assertEqual(len(bbox), 4, bwhat)
+            self.assertTrue(all(isinstance(c, (int, float)) and not isinstance(c, bool)
+                                for c in bbox), bwhat)
+            self.assertTrue(-1 <= bbox[0] <= bbox[2] <= page["width"] + 1 and
+                            -1 <= bbox[1] <= bbox[3] <= page["height"] + 1, bwhat)
+            self.assertTrue(block["lines"], bwhat)
+            self.assertTrue(all(isinstance(i, int) and 0 <= i < len(results)
+                                for i in block["lines"]), bwhat)
+            if block["type"] == "heading":
+                self.assertIn(block["level"], (1, 2, 3), bwhat)
+            if block["type"] == "list_item":
+                self.assertIsInstance(block["ordered"], bool, bwhat)
+            if block["type"] == "table":
+                rows, cols = block["rows"], block["columns"]
+                self.assertGreater(rows, 0, bwhat)
+                self.assertGreater(cols, 0, bwhat)
+                self.assertTrue(0 <= block["header_rows"] < rows, bwhat)
+                cells = block["cells"]
+                for cell in cells:
+                    self.assertEqual(set(cell), {"row", "col", "row_span", "col_span", "lines"},
+                                     bwhat)
+                    self.assertTrue(0 <= cell["row"] < cell["row"] + cell["row_span"] <= rows and
+                                    0 <= cell["col"] < cell["col"] + cell["col_span"] <= cols,
+                                    f"{bwhat}: cell {cell}")
+                # cells row-major by origin; the block's lines are theirs, cell by cell
+                origins = [(c["row"], c["col"]) for c in cells]
+                self.assertEqual(origins, sorted(set(origins)), bwhat)
+                self.assertEqual(block["lines"], [i for c in cells for i in c["lines"]], bwhat)
+            listed += block["lines"]
+        texted = [i for i, r in enumerate(results) if r["text"].strip(" \t\n\v\f\r")]
+        self.assertEqual(sorted(listed), texted,
+                         f"{what}: every recognized line in exactly one block; "
+                         f"the blocks are {blocks}")
 
     # success paths
 
@@ -378,11 +659,23 @@ class MarkerClientTest(unittest.TestCase):
         self.assertEqual([s["text_extraction_method"] for s in stats], ["pdftext", "surya"],
                          stats)
         doc = json.loads(data["output"])
-        for stat, page in zip(stats, doc["children"]):
-            lines = page["children"] or []
-            self.assertEqual(stat["block_counts"], [["Line", len(lines)]] if lines else [],
-                             f"page {stat['page_id']}: block_counts vs its Line blocks")
-            self.assertGreater(len(lines), 0)
+        reference = self.ocr_reference(self.mixed_pdf)
+        self.assertEqual(len(doc["children"]), len(stats))
+        for stat, page, ref in zip(stats, doc["children"], reference):
+            what = f"page {stat['page_id']}"
+            # ["Line", the recognized lines], then the blocks by type: those of the JSON's page,
+            # which are the /ocr answer's blocks
+            self.assertGreater(len(ref["results"]), 0, what)
+            self.assertEqual(stat["block_counts"], block_counts(page, len(ref["results"])),
+                             f"{what}: block_counts vs its blocks")
+            kinds = {}
+            for block in ref["blocks"]:
+                kind = OCR_BLOCK_TYPES[block["type"]]
+                kinds[kind] = kinds.get(kind, 0) + 1
+            self.assertEqual(stat["block_counts"], [["Line", len(ref["results"])]] +
+                             [[kind, kinds[kind]] for kind in sorted(kinds)],
+                             f"{what}: block_counts vs the /ocr answer's blocks")
+            self.assertGreater(len(stat["block_counts"]), 1, what)
         # force_ocr: every page read by OCR
         forced = self.client.convert("mixed.pdf", self.mixed_pdf, force_ocr=True)
         self.assertEqual([s["text_extraction_method"] for s in forced["metadata"]["page_stats"]],
@@ -481,80 +774,108 @@ class MarkerClientTest(unittest.TestCase):
         self.assertEqual(len(pages), 2)
         reference = self.ocr_reference(self.mixed_pdf)
         for n, page in enumerate(pages):
-            what = f"page {n}"
-            self.assertEqual(set(page), {"id", "block_type", "html", "polygon", "bbox",
-                                         "children", "section_hierarchy", "images"}, what)
-            self.assertEqual(page["id"], f"/page/{n}/Page/{n}")
-            self.assertEqual(page["block_type"], "Page")
-            self.assertEqual(page["section_hierarchy"], {})
-            self.assertIsNone(page["images"])
-            check_polygon(self, page["polygon"], page["bbox"], what)
-            w, h = page["bbox"][2], page["bbox"][3]
-            self.assertGreater(w, 0)
-            self.assertGreater(h, 0)
-            self.assertEqual(page["polygon"], [[0, 0], [w, 0], [w, h], [0, h]], what)
-            self.assertEqual(page["bbox"][:2], [0, 0], what)
-            lines = page["children"]
-            self.assertIsInstance(lines, list, what)
-            self.assertGreater(len(lines), 0, what)
-            refs = re.findall(r"<content-ref src='([^']*)'></content-ref>", page["html"])
-            self.assertEqual(refs, [line["id"] for line in lines], f"{what}: html {page['html']}")
-            self.assertEqual(page["html"], "".join(
-                f"<content-ref src='{line['id']}'></content-ref>" for line in lines))
-            texts = []
-            for k, line in enumerate(lines):
-                lwhat = f"{what} line {k}"
-                self.assertEqual(set(line), {"id", "block_type", "html", "polygon", "bbox",
-                                             "children", "section_hierarchy", "images"}, lwhat)
-                self.assertEqual(line["id"], f"/page/{n}/Line/{k}", lwhat)
-                self.assertEqual(line["block_type"], "Line", lwhat)
-                self.assertIsNone(line["children"], lwhat)
-                self.assertEqual(line["section_hierarchy"], {}, lwhat)
-                self.assertEqual(line["images"], {}, lwhat)
-                check_polygon(self, line["polygon"], line["bbox"], lwhat)
-                x0, y0, x1, y1 = line["bbox"]
-                self.assertTrue(-1 <= x0 <= x1 <= w + 1 and -1 <= y0 <= y1 <= h + 1,
-                                f"{lwhat}: bbox {line['bbox']} outside the page {w}x{h}")
-                m = re.fullmatch(r"<p>(.*)</p>", line["html"], re.S)
-                self.assertIsNotNone(m, f"{lwhat}: html {line['html']!r}")
-                self.assertNotRegex(m.group(1), r"<|>|&(?!amp;|lt;|gt;|quot;|#39;|#x27;|apos;)",
-                                    f"{lwhat}: unescaped text in {line['html']!r}")
-                texts.append(html.unescape(m.group(1)))
-            # The Line blocks are the page's recognized lines (the /ocr answer's results).
-            self.assertEqual(texts, [r["text"] for r in reference[n]["results"]], what)
-        page0 = " ".join(html.unescape(l["html"]) for l in pages[0]["children"])
-        self.assertIn("<p>Terms & conditions <apply></p>", page0)
-        self.assertIn("&amp;", pages[0]["children"][2]["html"])
+            self.check_json_page(page, n, reference[n])
+            self.assertGreater(len(page["children"]), 0, f"page {n}")
+        # No heading in these pages: no SectionHeader, an empty table of contents.
+        self.assertEqual(data["metadata"]["table_of_contents"], [])
+        self.assertNotIn("SectionHeader", [b["block_type"] for p in pages for b in p["children"]])
+        # Page 0's text layer reads back exactly; the characters HTML must escape are escaped in
+        # the html of its Text block (a paragraph's rows joined by <br>).
+        self.assertEqual(" ".join(html_text(b["html"]) for b in pages[0]["children"]),
+                         " ".join(TEXT_PAGES[0]))
+        rows = [row for b in pages[0]["children"] if b["block_type"] == "Text"
+                for row in b["html"][len("<p>"):-len("</p>")].split("<br>")]
+        self.assertIn("Terms &amp; conditions &lt;apply&gt;", rows)
+        self.assertIn("Terms & conditions <apply>", [html.unescape(row) for row in rows])
         for w in SCANNED_WORDS:
-            self.assertIn(w, " ".join(l["html"] for l in pages[1]["children"]))
+            self.assertIn(w, " ".join(b["html"] for b in pages[1]["children"]))
 
-    def test_chunks_is_marker_chunk_output(self):
-        data = self.check_marker_answer(self.client.convert("mixed.pdf", self.mixed_pdf,
-                                                            output_format="chunks"), "chunks")
-        chunks = json.loads(data["output"])
+    def check_chunks(self, chunks, doc):
+        """marker's chunks against the JSON of the same document: its pages' children, flat,
+        each with its page and no children, a ListGroup's html with its items' <li> written in
+        place of their content-refs; page_info each page's box."""
         self.assertEqual(set(chunks), {"blocks", "page_info"}, sorted(chunks))
-        doc = json.loads(self.client.convert("mixed.pdf", self.mixed_pdf,
-                                             output_format="json")["output"])
-        expected = [(int(p["id"].split("/")[2]), line) for p in doc["children"]
-                    for line in p["children"]]
-        self.assertEqual(len(chunks["blocks"]), len(expected))
-        for block, (page, line) in zip(chunks["blocks"], expected):
+        for block in chunks["blocks"]:
             what = f"block {block.get('id')}"
-            self.assertEqual(set(block), {"id", "block_type", "html", "page", "polygon", "bbox",
-                                          "section_hierarchy", "images"}, what)
-            self.assertEqual(block["page"], page, what)
+            self.assertEqual(set(block), CHUNK_KEYS, what)
             self.assertEqual(block["page"], int(block["id"].split("/")[2]), what)
-            for key in ("id", "block_type", "html", "polygon", "bbox", "section_hierarchy",
-                        "images"):
-                self.assertEqual(block[key], line[key], f"{what}: {key} differs from json's")
+            self.assertNotIn("content-ref", block["html"], what)
             check_polygon(self, block["polygon"], block["bbox"], what)
-        self.assertEqual(sorted(chunks["page_info"]), ["0", "1"])
+        self.assertEqual(chunks["blocks"], flat_chunks(doc))
+        self.assertEqual(sorted(chunks["page_info"]), sorted(p["id"].split("/")[2]
+                                                             for p in doc["children"]))
         for key, info in chunks["page_info"].items():
             self.assertEqual(set(info), {"bbox", "polygon"}, info)
             check_polygon(self, info["polygon"], info["bbox"], f"page_info {key}")
             page = doc["children"][int(key)]
             self.assertEqual(info["bbox"], page["bbox"])
             self.assertEqual(info["polygon"], page["polygon"])
+
+    def test_chunks_is_marker_chunk_output(self):
+        data = self.check_marker_answer(self.client.convert("mixed.pdf", self.mixed_pdf,
+                                                            output_format="chunks"), "chunks")
+        chunks = json.loads(data["output"])
+        doc = json.loads(self.client.convert("mixed.pdf", self.mixed_pdf,
+                                             output_format="json")["output"])
+        self.check_chunks(chunks, doc)
+        self.assertEqual(sorted(chunks["page_info"]), ["0", "1"])
+        self.assertEqual(sorted({b["page"] for b in chunks["blocks"]}), [0, 1])
+
+    def test_headings_are_the_table_of_contents(self):
+        # A page with a title line about 3 times as tall as its body text: the title is a
+        # SectionHeader (<h1>) and the table of contents' one entry; the blocks after it are in
+        # its section. The page's lists and table are ListGroups and a Table.
+        pdf = Inputs.read(INPUTS.heading_pdf)
+        data = self.check_marker_answer(self.client.convert("heading.pdf", pdf,
+                                                            output_format="json"), "json")
+        doc = json.loads(data["output"])
+        self.assertEqual(len(doc["children"]), 1)
+        page = doc["children"][0]
+        reference = self.ocr_reference(pdf)
+        self.check_json_page(page, 0, reference[0])
+        blocks = page["children"]
+        self.assertEqual([b["block_type"] for b in blocks],
+                         ["SectionHeader", "Text", "ListGroup", "ListGroup", "Table"])
+        header = blocks[0]
+        self.assertEqual(header["id"], "/page/0/SectionHeader/0")
+        self.assertEqual(header["html"], f"<h1>{HEADING_TITLE}</h1>")
+        self.assertEqual(header["section_hierarchy"], {"1": header["id"]})
+        for block in blocks[1:]:
+            for b in [block] + (block["children"] or []):
+                self.assertEqual(b["section_hierarchy"], {"1": header["id"]}, b["id"])
+        self.assertEqual(blocks[1]["html"], "<p>Revenue grew in March<br>Costs stayed flat</p>")
+        self.assertEqual([(b["html"], [i["html"] for i in b["children"]]) for b in blocks[2:4]], [
+            ("<ul><content-ref src='/page/0/ListItem/3'></content-ref>"
+             "<content-ref src='/page/0/ListItem/4'></content-ref></ul>",
+             ["<li>Ships on Monday</li>", "<li>Paid in full</li>"]),
+            ("<ol><content-ref src='/page/0/ListItem/6'></content-ref>"
+             "<content-ref src='/page/0/ListItem/7'></content-ref></ol>",
+             ["<li>Invoice sent</li>", "<li>Receipt filed</li>"])])
+        self.assertEqual(blocks[4]["id"], "/page/0/Table/8")
+        self.assertEqual(blocks[4]["html"].replace("\n", ""),
+                         "<table><thead><tr><th>Item</th><th>Qty</th><th>Price</th></tr></thead>"
+                         "<tbody><tr><td>Paper</td><td>12</td><td>3.50</td></tr>"
+                         "<tr><td>Toner</td><td>2</td><td>41.00</td></tr></tbody></table>")
+        # The table of contents: the one heading, its box the SectionHeader's.
+        toc = data["metadata"]["table_of_contents"]
+        self.assertEqual(len(toc), 1, toc)
+        self.assertEqual(toc[0]["title"], HEADING_TITLE)
+        self.assertEqual(toc[0]["heading_level"], 1)
+        self.assertEqual(toc[0]["page_id"], 0)
+        check_polygon(self, toc[0]["polygon"], header["bbox"], "toc entry")
+        self.assertEqual(toc[0]["polygon"], header["polygon"])
+        self.assertEqual(data["metadata"]["page_stats"][0]["block_counts"],
+                         [["Line", len(reference[0]["results"])], ["ListItem", 4],
+                          ["SectionHeader", 1], ["Table", 1], ["Text", 1]])
+        # The same blocks as chunks, the lists written out; the same table of contents.
+        data = self.check_marker_answer(self.client.convert("heading.pdf", pdf,
+                                                            output_format="chunks"), "chunks")
+        chunks = json.loads(data["output"])
+        self.check_chunks(chunks, doc)
+        self.assertEqual([b["html"] for b in chunks["blocks"][2:4]], [
+            "<ul><li>Ships on Monday</li><li>Paid in full</li></ul>",
+            "<ol><li>Invoice sent</li><li>Receipt filed</li></ol>"])
+        self.assertEqual(data["metadata"]["table_of_contents"], toc)
 
     def test_markdown_and_html_are_the_writers_of_ocr(self):
         ocr = MarkerClient(self.base, route="/ocr")
@@ -567,10 +888,15 @@ class MarkerClientTest(unittest.TestCase):
                     self.assertEqual(ours, theirs)
 
     def ocr_reference(self, pdf):
+        """The /ocr answer's pages for `pdf`: the recognized lines (`results`) and the blocks
+        they form (`blocks`), which marker's JSON lists; each page's blocks checked."""
         body, ctype = multipart({"output_format": "json"}, ("doc.pdf", pdf, "application/pdf"))
         a = request(self.base + "/ocr", body, ctype)
         self.assertEqual(a.status, 200, a)
-        return a.json()["pages"]
+        pages = a.json()["pages"]
+        for page in pages:
+            self.check_ocr_blocks(page)
+        return pages
 
     # error paths, as marker's clients see them
 

@@ -103,6 +103,39 @@ TEST(PageCodecTest, RoundTripsLinesWordsAndSource) {
   EXPECT_EQ(back->lines[0].words[0].text, "Total:");
   EXPECT_EQ(EncodePage(*back), EncodePage(page));
 
+  // Blocks travel with the page: a paragraph and a table whose header cell spans two columns.
+  document::Block paragraph;
+  paragraph.rows = {{0}};
+  paragraph.right = 90;
+  document::Block table;
+  table.type = document::BlockType::kTable;
+  table.table.row_count = 2;
+  table.table.col_count = 2;
+  table.table.header_rows = 1;
+  table.table.cells = {{0, 0, 1, 2, {{1}}}, {1, 0, 1, 1, {}}, {1, 1, 1, 1, {{0}}}};
+  page.blocks = {paragraph, table};
+  auto with_blocks = DecodePage(EncodePage(page));
+  ASSERT_OK(with_blocks);
+  ASSERT_EQ(with_blocks->blocks.size(), 2u);
+  EXPECT_FLOAT_EQ(with_blocks->blocks[0].right, 90.0f);
+  EXPECT_EQ(with_blocks->blocks[1].type, document::BlockType::kTable);
+  EXPECT_EQ(with_blocks->blocks[1].table.cells[0].col_span, 2);
+  EXPECT_EQ(with_blocks->blocks[1].Lines(), (std::vector<std::size_t>{1, 0}));
+  EXPECT_EQ(EncodePage(*with_blocks), EncodePage(page));
+  // A block naming a line the page lacks, or a cell outside its table, is refused: writers index
+  // lines by them.
+  EXPECT_EQ(DecodePage(R"([0,1,1,false,[],[[0,[0,0,1,1],[[3]],0,false,[0,0,0,[0,0,0,0],[]]]]])")
+                .status()
+                .code(),
+            StatusCode::kInternal);
+  EXPECT_EQ(
+      DecodePage(R"([0,1,1,false,[],[[3,[0,0,1,1],[],0,false,[1,1,0,[0,0,0,0],[[0,0,1,2,[]]]]]]])")
+          .status()
+          .code(),
+      StatusCode::kInternal);
+  // A page stored without blocks (five fields) still reads.
+  EXPECT_OK(DecodePage(R"([0,1,1,false,[]])"));
+
   EXPECT_EQ(DecodePage("[1,2]").status().code(), StatusCode::kInternal);
   EXPECT_EQ(DecodePage("not json").status().code(), StatusCode::kInternal);
   // Numbers beyond a float or an int are refused, not converted (undefined behaviour).
