@@ -1,0 +1,347 @@
+#!/usr/bin/env python3
+"""Table recognition accuracy of `onnxocr run --format html`, scored with TEDS (teds.py).
+
+The set (written by make_table_set.mjs) has pages rendered twice: an image, read by OCR, and a
+born-digital PDF, read from its text layer. Each is scored on its own, since the two paths
+find cells from different evidence:
+
+* per group (pages tagged `ruled`, `unruled`, and all pages of the set, `no_table` ones
+  included): mean structure-only TEDS and mean full TEDS over ground-truth tables (a missed
+  table scores 0), and table-detection precision (matched / predicted tables, so a table on a
+  `no_table` page counts against "all") and recall (matched / ground-truth tables);
+* pages with no table (the set's `no_table` pages, and for images also every synthetic page of
+  ../shared/testdata that holds no table): the share where no table was predicted. Synthetic
+  pages hold tables where their layout is `table` (ruled grids) or `receipt` (an item list under
+  the column headings 品名 数量 金额, or Item/Qty/Amount: a table by any definition, and one the
+  writers should keep as a table). They have no table ground truth: how many got a table is
+  printed, not scored. The precision with the receipts counted as pages without a table is
+  printed too.
+
+Predicted tables are matched to a page's ground-truth tables greedily by best full TEDS; any
+pair counts as a detection (pages hold at most one table, and the text has no boxes to match).
+Thresholds (thresholds.json) apply to the image and the pdf results separately; a metric with
+no pages (or precision with no predicted table) is reported `n/a` and not failed: the TEDS
+floors already fail a run that predicts nothing.
+
+Exit 0 when every threshold holds, 1 listing the ones that fail (or when onnxocr fails), 77
+(ctest: skipped) when the set or the binary is missing.
+"""
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from typing import Optional
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from teds import Node, parse_table, parse_tables, teds_trees  # noqa: E402
+
+SKIP = 77
+HERE = os.path.dirname(os.path.abspath(__file__))
+SOURCES = ("image", "pdf")
+GROUPS = ("ruled", "unruled", "all")
+
+
+@dataclass
+class Job:
+    """One onnxocr invocation: a page of the set in one source, or a synthetic page."""
+    kind: str  # "image", "pdf" or "synthetic"
+    name: str
+    path: str
+    html: str = ""
+    error: str = ""
+    seconds: float = 0.0
+    layout: str = ""  # synthetic pages: their manifest's layout
+
+
+@dataclass
+class PageScore:
+    name: str
+    source: str
+    tags: list[str]
+    gt_tables: int
+    pred_tables: int
+    matched: int
+    structure: list[float] = field(default_factory=list)  # one per GT table, 0 when missed
+    full: list[float] = field(default_factory=list)
+    seconds: float = 0.0
+    error: str = ""
+
+
+def run_onnxocr(binary: str, job: Job, threads: int) -> Job:
+    """One file per process: `run` with several files prints one document after another."""
+    start = time.monotonic()
+    try:
+        out = subprocess.run([binary, "run", "--format", "html", "--threads", str(threads),
+                              job.path], check=False, capture_output=True, text=True)
+    except OSError as e:  # e.g. the binary is being relinked under us
+        job.error = f"cannot run {binary}: {e}"
+        return job
+    job.seconds = time.monotonic() - start
+    if out.returncode != 0:
+        job.error = f"exit {out.returncode}: {out.stderr.strip()[-500:]}"
+    job.html = out.stdout
+    return job
+
+
+def match_tables(preds: list[Node], gts: list[Node]) -> list[tuple[int, int, float]]:
+    """Greedy one-to-one matching by full TEDS, best pairs first: (pred, gt, full TEDS)."""
+    pairs = sorted(((teds_trees(p, g), i, j) for i, p in enumerate(preds)
+                    for j, g in enumerate(gts)), key=lambda t: (-t[0], t[1], t[2]))
+    used_p: set[int] = set()
+    used_g: set[int] = set()
+    matches = []
+    for score, i, j in pairs:
+        if i not in used_p and j not in used_g:
+            used_p.add(i)
+            used_g.add(j)
+            matches.append((i, j, score))
+    return matches
+
+
+def score_page(page: dict, job: Job) -> PageScore:
+    gts = [parse_table(html) for html in page.get("tables", [])]
+    gts = [g for g in gts if g is not None]
+    preds = parse_tables(job.html)
+    result = PageScore(page["name"], job.kind, list(page.get("tags", [])), len(gts), len(preds),
+                       0, [0.0] * len(gts), [0.0] * len(gts), job.seconds, job.error)
+    for i, j, full in match_tables(preds, gts):
+        result.matched += 1
+        result.full[j] = full
+        result.structure[j] = teds_trees(preds[i], gts[j], structure_only=True)
+    return result
+
+
+def mean(values: list[float]) -> Optional[float]:
+    return sum(values) / len(values) if values else None
+
+
+def ratio(num: int, den: int) -> Optional[float]:
+    return num / den if den else None
+
+
+def summarize(scores: list[PageScore]) -> dict:
+    structure = [s for p in scores for s in p.structure]
+    full = [s for p in scores for s in p.full]
+    predicted = sum(p.pred_tables for p in scores)
+    matched = sum(p.matched for p in scores)
+    gt = sum(p.gt_tables for p in scores)
+    return {"pages": len(scores), "gt_tables": gt, "pred_tables": predicted, "matched": matched,
+            "structure_teds": mean(structure), "full_teds": mean(full),
+            "precision": ratio(matched, predicted), "recall": ratio(matched, gt)}
+
+
+def in_group(score: PageScore, group: str) -> bool:
+    return group == "all" or group in score.tags
+
+
+def fmt(value: Optional[float]) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
+
+
+def safe_name(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", name)
+
+
+# Synthetic layouts whose pages hold a table (see the module docstring).
+TABLE_LAYOUTS = ("table", "receipt")
+
+
+def load_synthetic(testdata: str) -> Optional[tuple[list[Job], list[Job]]]:
+    """(pages without a table, pages holding one), or None if absent."""
+    synthetic = os.path.join(testdata, "synthetic")
+    manifest_path = os.path.join(synthetic, "manifest.json")
+    if not os.path.exists(manifest_path):
+        return None
+    with open(manifest_path, encoding="utf-8") as f:
+        manifest = json.load(f)
+    plain, with_table = [], []
+    for name, entry in sorted(manifest.items()):
+        path = os.path.join(synthetic, entry.get("file") or f"images/{name}.jpg")
+        job = Job("synthetic", name, path)
+        job.layout = entry.get("layout") or ""
+        (with_table if job.layout in TABLE_LAYOUTS else plain).append(job)
+    return plain, with_table
+
+
+def check_thresholds(results: dict, floors: dict) -> tuple[list[str], list[str]]:
+    """(failures, notes): each floor applied to the image and the pdf results."""
+    failures, notes = [], []
+    metrics = {
+        "structure_teds_ruled": lambda r: r["groups"]["ruled"]["structure_teds"],
+        "structure_teds_unruled": lambda r: r["groups"]["unruled"]["structure_teds"],
+        "full_teds": lambda r: r["groups"]["all"]["full_teds"],
+        "no_table_precision": lambda r: r["no_table"]["precision"],
+        "detection_precision": lambda r: r["groups"]["all"]["precision"],
+    }
+    for key, floor in floors.items():
+        if key not in metrics:
+            notes.append(f"unknown threshold {key} ignored")
+            continue
+        for source in SOURCES:
+            value = metrics[key](results[source])
+            if value is None:
+                notes.append(f"{source} {key}: n/a (nothing to measure), not checked")
+            elif value < floor:
+                failures.append(f"{source} {key} {value:.4f} < {floor}")
+    return failures, notes
+
+
+def main() -> int:
+    default_testdata = os.environ.get(
+        "OCR_SHARED_TESTDATA", os.path.join(HERE, "..", "..", "..", "shared", "testdata"))
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--onnxocr", required=True, help="the onnxocr binary")
+    ap.add_argument("--set", required=True, help="folder written by make_table_set.mjs")
+    ap.add_argument("--shared-testdata", default=default_testdata,
+                    help="../shared/testdata (its synthetic pages are the no-table pages)")
+    ap.add_argument("--thresholds", default=os.path.join(HERE, "thresholds.json"))
+    ap.add_argument("--out", default=None, help="write predictions and report.json here")
+    ap.add_argument("--json", action="store_true",
+                    help="print report.json to stdout (the readable report goes to stderr)")
+    ap.add_argument("--jobs", type=int, default=2, help="onnxocr processes at once")
+    args = ap.parse_args()
+    log = sys.stderr if args.json else sys.stdout
+
+    def say(text: str = "") -> None:
+        print(text, file=log, flush=True)
+
+    manifest_path = os.path.join(args.set, "manifest.json")
+    if not os.path.exists(manifest_path):
+        say(f"SKIP: {manifest_path} not found (write the set with make_table_set.mjs)")
+        return SKIP
+    if not os.access(args.onnxocr, os.X_OK):
+        say(f"SKIP: onnxocr binary {args.onnxocr} not found (build it first)")
+        return SKIP
+    with open(manifest_path, encoding="utf-8") as f:
+        pages = json.load(f)["pages"]
+    with open(args.thresholds, encoding="utf-8") as f:
+        floors = json.load(f)
+    out_dir = args.out or tempfile.mkdtemp(prefix="onnxocr-tables-")
+
+    jobs: list[Job] = []
+    for page in pages:
+        for source in SOURCES:
+            if page.get(source):
+                jobs.append(Job(source, page["name"], os.path.join(args.set, page[source])))
+    synthetic = load_synthetic(args.shared_testdata)
+    if synthetic is None:
+        say(f"synthetic no-table pages skipped: {args.shared_testdata}/synthetic not found "
+            "(../shared beside the checkout); no-table precision uses the set's own pages")
+        synthetic_plain, synthetic_table = [], []
+    else:
+        synthetic_plain, synthetic_table = synthetic
+        jobs += synthetic_plain + synthetic_table
+
+    # Each process gets an equal share of the cores, so that --jobs processes fill the machine.
+    workers = max(1, args.jobs)
+    threads = max(1, (os.cpu_count() or 1) // workers)
+    say(f"running onnxocr on {len(jobs)} files ({workers} at a time, --threads {threads})")
+    start = time.monotonic()
+    with concurrent.futures.ThreadPoolExecutor(workers) as pool:
+        list(pool.map(lambda job: run_onnxocr(args.onnxocr, job, threads), jobs))
+    wall = time.monotonic() - start
+
+    for job in jobs:
+        folder = os.path.join(out_dir, job.kind)
+        os.makedirs(folder, exist_ok=True)
+        with open(os.path.join(folder, safe_name(job.name) + ".html"), "w",
+                  encoding="utf-8") as f:
+            f.write(job.html)
+    errors = [f"{job.kind} {job.name}: {job.error}" for job in jobs if job.error]
+
+    by_key = {(job.kind, job.name): job for job in jobs}
+    results: dict = {}
+    page_lines: list[dict] = []
+    say("\nper page (GT tables, predicted tables, structure TEDS, full TEDS, seconds):")
+    for source in SOURCES:
+        scores = [score_page(page, by_key[(source, page["name"])]) for page in pages
+                  if (source, page["name"]) in by_key]
+        for s in scores:
+            teds_text = (" ".join(f"{a:.3f}/{b:.3f}" for a, b in zip(s.structure, s.full))
+                         or "-")
+            say(f"  {source:5} {s.name:24} [{','.join(s.tags)}] gt {s.gt_tables} pred "
+                f"{s.pred_tables} teds {teds_text} {s.seconds:.1f}s"
+                + (f" ERROR {s.error}" if s.error else ""))
+            page_lines.append(vars(s))
+        groups = {g: summarize([s for s in scores if in_group(s, g)]) for g in GROUPS}
+        # No-table pages: the set's own, and for images the synthetic pages without a table.
+        plain = [s.pred_tables == 0 for s in scores if s.gt_tables == 0]
+        if source == "image":
+            plain += [parse_tables(job.html) == [] for job in synthetic_plain]
+            receipts = [parse_tables(job.html) == [] for job in synthetic_table
+                        if job.layout == "receipt"]
+            strict = plain + receipts
+            say(f"image: pages with no table, receipts counted among them: {sum(strict)}/"
+                f"{len(strict)} without a predicted table (precision "
+                f"{fmt(ratio(sum(strict), len(strict)))})")
+        results[source] = {
+            "groups": groups,
+            "no_table": {"pages": len(plain), "without_table": sum(plain),
+                         "precision": ratio(sum(plain), len(plain))},
+            "seconds_per_page": mean([s.seconds for s in scores]),
+        }
+    got_table = [job.name for job in synthetic_table if parse_tables(job.html)]
+    synthetic_report = {"pages": len(synthetic_table), "with_predicted_table": len(got_table),
+                        "names": got_table}
+    for job, layout_table in ([(j, False) for j in synthetic_plain]
+                              + [(j, True) for j in synthetic_table]):
+        count = len(parse_tables(job.html))
+        if count or job.error:
+            expected = f"layout {job.layout}" if layout_table else "no table"
+            say(f"  synthetic {job.name} ({expected}): pred {count} {job.seconds:.1f}s"
+                + (f" ERROR {job.error}" if job.error else ""))
+            page_lines.append({"name": job.name, "source": "synthetic", "pred_tables": count,
+                               "layout_table": layout_table, "error": job.error})
+
+    say()
+    say("| source | group | pages | GT tables | structure TEDS | full TEDS | precision | recall |")
+    say("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    for source in SOURCES:
+        for group in GROUPS:
+            g = results[source]["groups"][group]
+            say(f"| {source} | {group} | {g['pages']} | {g['gt_tables']} | "
+                f"{fmt(g['structure_teds'])} | {fmt(g['full_teds'])} | {fmt(g['precision'])} | "
+                f"{fmt(g['recall'])} |")
+    say()
+    for source in SOURCES:
+        nt = results[source]["no_table"]
+        say(f"{source}: pages with no table: {nt['without_table']}/{nt['pages']} without a "
+            f"predicted table (precision {fmt(nt['precision'])}); "
+            f"{fmt(results[source]['seconds_per_page'])} s per page")
+    if synthetic is not None:
+        say(f"synthetic pages holding a table ({', '.join(TABLE_LAYOUTS)}; no GT, not scored): "
+            f"{len(got_table)}/{len(synthetic_table)} got at least one table")
+    say(f"onnxocr wall time {wall:.1f} s for {len(jobs)} files")
+
+    failures, notes = check_thresholds(results, floors)
+    if errors:
+        failures.insert(0, f"onnxocr failed on {len(errors)} files: " + "; ".join(errors[:5]))
+    report = {"onnxocr": args.onnxocr, "set": os.path.abspath(args.set), "thresholds": floors,
+              "results": results, "synthetic_with_table": synthetic_report,
+              "wall_seconds": wall, "pages": page_lines, "failures": failures, "notes": notes}
+    os.makedirs(out_dir, exist_ok=True)
+    with open(os.path.join(out_dir, "report.json"), "w", encoding="utf-8") as f:
+        json.dump(report, f, ensure_ascii=False, indent=1)
+    say(f"predictions and report.json in {out_dir}")
+    if args.json:
+        print(json.dumps(report, ensure_ascii=False, indent=1))
+    for note in notes:
+        say(f"note: {note}")
+    if failures:
+        say("FAILED:\n  " + "\n  ".join(failures))
+        return 1
+    say("table accuracy within thresholds")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
