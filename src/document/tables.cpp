@@ -29,6 +29,9 @@ namespace {
 // one boundary. Covers antialiasing, a doubled border and detector jitter, far below a row.
 constexpr float kTouch = 0.35F;
 
+// A border between two grid cells is ruled when rulings cover this fraction of it.
+constexpr float kRuledFraction = 0.3F;
+
 // Boxes of one row at least this far apart are separate cells. The detector joins the words of
 // one phrase into one box (word gaps are about 0.3-0.5 h), so a wider gap is a column gap.
 constexpr float kCellGap = 0.8F;
@@ -207,8 +210,10 @@ std::vector<RuledRegion> RuledRegions(std::span<const Ruling> rulings, float h) 
   return out;
 }
 
-// Whether rulings of `rulings` (all of one direction) run along `position` over most of
-// [from, to], together: a rule can be broken where text touches it or the scan faded it.
+// Whether rulings of `rulings` (all of one direction) run along `position` over at least
+// kRuledFraction of [from, to], together: a rule can be broken where text touches it or where a
+// scan faded it, while between the two halves of a spanning cell there is no rule at all (only
+// the few pixels by which a neighbouring cell's rule overshoots).
 bool Ruled(const std::vector<Ruling>& rulings, bool horizontal, float position, float from,
            float to, float touch) {
   float covered = 0;
@@ -220,7 +225,7 @@ bool Ruled(const std::vector<Ruling>& rulings, bool horizontal, float position, 
       covered += std::max(0.0F, std::min(end, to) - std::max(begin, from));
     }
   }
-  return covered >= 0.5F * (to - from);
+  return covered >= kRuledFraction * (to - from);
 }
 
 // --- Text into grids.
