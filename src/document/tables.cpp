@@ -77,10 +77,6 @@ constexpr float kMinFilledCells = 0.5F;
 // a name or a code (2-6 h); a column of prose is 15 h or more.
 constexpr float kMaxMedianCellWidth = 8.0F;
 
-// A grid with more positions than this is no table of a page (a dense financial table has about
-// a thousand): a hatched pattern or an adversarial page, refused before any work on it.
-constexpr std::size_t kMaxGridCells = 20000;
-
 // A page with more rulings than this is a pattern (graph paper, hatching), not tables: they are
 // not looked at (which also bounds the pairwise search for crossings).
 constexpr std::size_t kMaxRulings = 2000;
@@ -134,8 +130,11 @@ std::vector<float> Cluster(std::vector<float> values, float tolerance) {
 }
 
 // Index of the interval of `bounds` (ascending boundaries, outer edges included) holding `v`,
-// clamped to the first and last interval.
+// clamped to the first and last interval (0 when there is one interval or none).
 int IntervalOf(const std::vector<float>& bounds, float v) {
+  if (bounds.size() < 3) {
+    return 0;
+  }
   const auto it = std::upper_bound(bounds.begin(), bounds.end(), v);
   const auto i = static_cast<int>(it - bounds.begin()) - 1;
   return std::clamp(i, 0, static_cast<int>(bounds.size()) - 2);
@@ -458,7 +457,7 @@ std::optional<Table> BuildTable(const Grid& grid, const std::vector<LineGeom>& l
   const int rows = static_cast<int>(grid.ys.size()) - 1;
   const int cols = static_cast<int>(grid.xs.size()) - 1;
   const std::size_t positions = static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols);
-  if (rows < 1 || cols < 1 || positions > kMaxGridCells) {
+  if (rows < 1 || cols < 1 || positions > kMaxTableCells) {
     return std::nullopt;
   }
   const std::vector<Placed> placed = Place(grid, lines, h);

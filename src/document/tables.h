@@ -15,6 +15,10 @@
 
 namespace ocr::document {
 
+// A grid with more positions than this is no table of a page (a dense financial table has about
+// a thousand): a hatched pattern or an adversarial page, refused before any work on it.
+inline constexpr std::size_t kMaxTableCells = 20000;
+
 struct TableCell {
   int row = 0;
   int col = 0;

@@ -120,6 +120,9 @@ document::Block BlockFrom(const Json& j, std::size_t lines) {
   const int limit = static_cast<int>(std::min<std::size_t>(lines + 1, 1 << 16));
   table.row_count = SpanFrom(t.at(0), limit);
   table.col_count = SpanFrom(t.at(1), limit);
+  if (static_cast<std::size_t>(table.row_count) * static_cast<std::size_t>(table.col_count) >
+      document::kMaxTableCells)
+    throw std::out_of_range("a table has more cells than a page's table can");
   table.header_rows = SpanFrom(t.at(2), table.row_count);
   table.left = FloatFrom(t.at(3).at(0));
   table.top = FloatFrom(t.at(3).at(1));

@@ -133,6 +133,15 @@ TEST(PageCodecTest, RoundTripsLinesWordsAndSource) {
           .status()
           .code(),
       StatusCode::kInternal);
+  // A grid beyond any page's table is refused before a writer would lay it out.
+  std::string many = R"([0,1,1,false,[)";
+  for (int i = 0; i < 200; ++i)
+    many += std::string(i > 0 ? "," : "") + R"(["x",1,[0,0,1,0,1,1,0,1],[]])";
+  EXPECT_OK(DecodePage(many + R"(],[[3,[0,0,1,1],[],0,false,[100,100,0,[0,0,0,0],[]]]]])"));
+  EXPECT_EQ(DecodePage(many + R"(],[[3,[0,0,1,1],[],0,false,[200,200,0,[0,0,0,0],[]]]]])")
+                .status()
+                .code(),
+            StatusCode::kInternal);
   // A page stored without blocks (five fields) still reads.
   EXPECT_OK(DecodePage(R"([0,1,1,false,[]])"));
 
