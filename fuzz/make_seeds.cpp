@@ -216,6 +216,29 @@ int main(int argc, char** argv) {
         R"([1,3,4,true,[["x",1,[1,2,3,4,5,6,7,8],[["x",1,[1,2,3,4,5,6,7,8]]]]]])"}) {
     seeds.Add("redis_fuzz", seed);
   }
+  // layout_fuzz: a page (size bytes, rulings, then lines of a text byte and 8 coordinate bytes,
+  // 0-252 across the page): an unruled 4 x 4 grid of cells, and the same grid ruled.
+  std::string grid;
+  for (int r = 0; r < 4; ++r) {
+    for (int c = 0; c < 4; ++c) {
+      const auto x0 = static_cast<char>(10 + 60 * c);
+      const auto x1 = static_cast<char>(40 + 60 * c);
+      const auto y0 = static_cast<char>(20 + 40 * r);
+      const auto y1 = static_cast<char>(35 + 40 * r);
+      grid += std::string{static_cast<char>(r == 0 ? 9 : 7), x0, y0, x1, y0, x1, y1, x0, y1};
+    }
+  }
+  seeds.Add("layout_fuzz", std::string{40, 40, 0} + grid);
+  std::string ruled{40, 40, 10};
+  for (int i = 0; i < 5; ++i) {
+    ruled += std::string{0, static_cast<char>(12 + 40 * i), 5, static_cast<char>(250)};
+    ruled += std::string{1, static_cast<char>(5 + 60 * i), 10, static_cast<char>(180)};
+  }
+  seeds.Add("layout_fuzz", ruled + grid);
+  seeds.Add("redis_fuzz",
+            R"([0,10,20,false,[["a",1,[0,0,9,0,9,5,0,5],[]],["b",1,[20,0,29,0,29,5,20,5],[]]],)"
+            R"([[3,[0,0,29,5],[],0,false,[1,2,0,[0,0,29,5],[[0,0,1,1,[[0]]],[0,1,1,1,[[1]]]]]]]])");
+
   std::printf("make_fuzz_seeds: %d seeds in %s\n", seeds.count(), argv[1]);
   return 0;
 }
