@@ -1,7 +1,8 @@
 // Table finding. Two sources of evidence, used together:
 //  - Rulings (rulings.h). Horizontal and vertical rulings that cross or touch form a connected
-//    grid; a grid of at least 2 x 2 cells is a ruled table. Where a border between two grid cells
-//    is missing, the cells are one spanning cell.
+//    grid; a grid with two rows that each hold text in two cells is a ruled table (a frame, a
+//    form's boxes or a stack of buttons is not). Where a border between two grid cells is
+//    missing, the cells are one spanning cell.
 //  - Alignment. Consecutive rows of lines that each hold several separate boxes, with vertical
 //    channels of whitespace running through all of them (gutters), are an unruled table; rows are
 //    the text rows, with a row that only continues wrapped cells merged into the one above.
