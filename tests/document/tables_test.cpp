@@ -45,6 +45,10 @@ std::vector<Block> Layout(const std::vector<TextLine>& lines, const cv::Mat& pag
   return AnalyzeLayout(lines, [&page]() { return page; });
 }
 
+// The one table of `blocks` (which must outlive the pointer), or null when there is none or more.
+const Block* OnlyTable(const std::vector<Block>& blocks);
+const Block* OnlyTable(std::vector<Block>&& blocks) = delete;  // would dangle
+
 const Block* OnlyTable(const std::vector<Block>& blocks) {
   const Block* found = nullptr;
   for (const Block& b : blocks) {
@@ -190,7 +194,8 @@ TEST(TablesTest, SkewedUnruledTableIsStraightenedFirst) {
                 static_cast<float>(p.x * std::sin(a) + p.y * std::cos(a))};
     }
   }
-  const Block* table = OnlyTable(AnalyzeLayout(lines));
+  const std::vector<Block> blocks = AnalyzeLayout(lines);
+  const Block* table = OnlyTable(blocks);
   ASSERT_NE(table, nullptr);
   EXPECT_EQ(table->table.row_count, 5);
   EXPECT_EQ(table->table.col_count, 4);
@@ -200,7 +205,8 @@ TEST(TablesTest, WrappedCellStaysOneRow) {
   std::vector<TextLine> lines = UnruledTable(100);
   // The last row's "Figs" wraps onto a second line right under it.
   lines.push_back(Line("dried", 50, 262, 110, 282));
-  const Block* table = OnlyTable(AnalyzeLayout(lines));
+  const std::vector<Block> blocks = AnalyzeLayout(lines);
+  const Block* table = OnlyTable(blocks);
   ASSERT_NE(table, nullptr);
   EXPECT_EQ(table->table.row_count, 5);
   const TableCell& figs = table->table.cells[16];
