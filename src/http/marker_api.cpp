@@ -73,9 +73,8 @@ Json BlockJson(std::string id, std::string_view type, std::string html, double x
 // A page's blocks as marker's top-level blocks: Text, SectionHeader and Table leaves, and a
 // ListGroup around each run of list items (its html the whole list, its children the ListItem
 // leaves). Each carries the section hierarchy above it (heading level -> the heading's id), which
-// runs on from page to page as marker's does. `toc` collects the headings as marker's table of
-// contents.
-Json PageChildren(const document::DocumentPage& page, Json& hierarchy, Json& toc) {
+// runs on from page to page as marker's does.
+Json PageChildren(const document::DocumentPage& page, Json& hierarchy) {
   const std::vector<document::Block> blocks = document::PageBlocks(page);
   Json children = Json::array();
   std::size_t n = 0;  // block ids number the page's blocks, as marker's do
@@ -83,17 +82,11 @@ Json PageChildren(const document::DocumentPage& page, Json& hierarchy, Json& toc
     const document::Block& block = blocks[i];
     const std::string_view type = MarkerBlockType(block.type);
     if (block.type == document::BlockType::kHeading) {
-      const std::string level = std::to_string(block.level);
       // A heading closes the sections below its level.
       for (auto it = hierarchy.begin(); it != hierarchy.end();) {
         it = std::stoi(it.key()) >= block.level ? hierarchy.erase(it) : std::next(it);
       }
-      const std::string id = BlockId(page.page, type, n);
-      hierarchy[level] = id;
-      toc.push_back({{"title", document::BlockText(page.lines, block)},
-                     {"heading_level", block.level},
-                     {"page_id", page.page},
-                     {"polygon", RectPolygon(block.left, block.top, block.right, block.bottom)}});
+      hierarchy[std::to_string(block.level)] = BlockId(page.page, type, n);
     }
     if (block.type != document::BlockType::kListItem) {
       children.push_back(BlockJson(BlockId(page.page, type, n++), type,
@@ -133,8 +126,8 @@ Json PageChildren(const document::DocumentPage& page, Json& hierarchy, Json& toc
 }
 
 // A page of marker's JSON: its html refers to its children by id, as marker's does.
-Json PageBlock(const document::DocumentPage& page, Json& hierarchy, Json& toc) {
-  Json children = PageChildren(page, hierarchy, toc);
+Json PageBlock(const document::DocumentPage& page, Json& hierarchy) {
+  Json children = PageChildren(page, hierarchy);
   std::string html;
   for (const Json& child : children)
     html += "<content-ref src='" + child["id"].get<std::string>() + "'></content-ref>";
@@ -152,9 +145,8 @@ Json PageBlock(const document::DocumentPage& page, Json& hierarchy, Json& toc) {
 Json DocumentTree(const document::DocumentResult& document) {
   Json pages = Json::array();
   Json hierarchy = Json::object();
-  Json toc = Json::array();
   for (const document::DocumentPage& page : document.pages)
-    pages.push_back(PageBlock(page, hierarchy, toc));
+    pages.push_back(PageBlock(page, hierarchy));
   return {{"children", std::move(pages)}, {"block_type", "Document"}};
 }
 
@@ -179,9 +171,8 @@ Json Chunks(const document::DocumentResult& document) {
   Json blocks = Json::array();
   Json page_info = Json::object();
   Json hierarchy = Json::object();
-  Json toc = Json::array();
   for (const document::DocumentPage& page : document.pages) {
-    for (Json& child : PageChildren(page, hierarchy, toc)) {
+    for (Json& child : PageChildren(page, hierarchy)) {
       // marker's FlatBlockOutput: a block without children, with its page.
       child["html"] = ResolvedHtml(child);
       child.erase("children");
@@ -195,11 +186,19 @@ Json Chunks(const document::DocumentResult& document) {
   return {{"blocks", std::move(blocks)}, {"page_info", std::move(page_info)}};
 }
 
+// marker's table of contents: the headings in document order.
 Json TableOfContents(const document::DocumentResult& document) {
-  Json hierarchy = Json::object();
   Json toc = Json::array();
-  for (const document::DocumentPage& page : document.pages)
-    PageChildren(page, hierarchy, toc);
+  for (const document::DocumentPage& page : document.pages) {
+    for (const document::Block& block : document::PageBlocks(page)) {
+      if (block.type != document::BlockType::kHeading)
+        continue;
+      toc.push_back({{"title", document::BlockText(page.lines, block)},
+                     {"heading_level", block.level},
+                     {"page_id", page.page},
+                     {"polygon", RectPolygon(block.left, block.top, block.right, block.bottom)}});
+    }
+  }
   return toc;
 }
 
