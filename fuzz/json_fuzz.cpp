@@ -40,7 +40,24 @@ std::string ExpectedError(std::string_view text) {
     if (!name.empty() && name != "ppocrv4")
       return "invalid_option";
   }
-  if (!IsBoolOrNull(body, "cls") || !IsBoolOrNull(body, "return_word_boxes"))
+  if (const auto n = body.find("det_limit_side_len"); n != body.end() && !n->is_null()) {
+    if (!n->is_number_integer())
+      return "invalid_option";
+    const bool in_range = n->is_number_unsigned()
+                              ? n->get<std::uint64_t>() >= 32 && n->get<std::uint64_t>() <= 4000
+                              : n->get<std::int64_t>() >= 32 && n->get<std::int64_t>() <= 4000;
+    if (!in_range)
+      return "invalid_option";
+  }
+  if (const auto t = body.find("det_limit_type"); t != body.end() && !t->is_null()) {
+    if (!t->is_string())
+      return "invalid_option";
+    const std::string& type = t->get_ref<const std::string&>();
+    if (type != "max" && type != "min" && type != "auto")
+      return "invalid_option";
+  }
+  if (!IsBoolOrNull(body, "cls") || !IsBoolOrNull(body, "return_word_boxes") ||
+      !IsBoolOrNull(body, "text_normalization"))
     return "invalid_option";
   if (const auto ds = body.find("drop_score"); ds != body.end() && !ds->is_null()) {
     if (!ds->is_number())

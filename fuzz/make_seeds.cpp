@@ -165,6 +165,8 @@ int main(int argc, char** argv) {
       R"({"image":"data:image/png;base64,)" + b64 +
           R"(","cls":false,"return_word_boxes":true,"drop_score":0.25,"model":"ppocrv4"})",
       R"({"image":"QQ==","drop_score":2})",
+      R"({"image":"QQ==","det_limit_side_len":1600,"det_limit_type":"auto","text_normalization":false})",
+      R"({"image":"QQ==","det_limit_side_len":5000,"det_limit_type":"tile"})",
       R"({"image":12,"cls":"yes"})",
       R"({"model":null,"image":null})",
       R"([1,2,{"image":""}])",

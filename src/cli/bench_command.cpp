@@ -430,6 +430,7 @@ int Bench(const BenchOptions& o) {
     return Fail(started.status(), kExitModelsFailed);
   InferenceWorkers& workers = **started;
   BenchContext ctx{o, *inputs, workers, workers.scheduler().worker_count(), {}, {}};
+  ctx.ocr = o.input.Ocr();
   ctx.ocr.rec = o.rec;
   ctx.limits = {o.duration_s, o.requests};
   return RunBench(ctx, specs->front(), session);

@@ -1,6 +1,18 @@
 #include "cli/input_flags.h"
 
+#include <string>
+
+#include "common/text.h"
+
 namespace ocr::cli {
+
+pipeline::OcrOptions InputFlags::Ocr() const {
+  pipeline::OcrOptions o = ocr;
+  o.det.limit_type =
+      pipeline::ParseLimitType(AsciiLower(det_limit_type)).value_or(o.det.limit_type);
+  o.text_normalization = AsciiLower(text_normalization) != "off";
+  return o;
+}
 
 void AddInputFlags(CLI::App& cmd, InputFlags& f) {
   cmd.add_option("--models", f.models, "Model set NAME=DIR (repeatable; first is the default)")
@@ -18,6 +30,24 @@ void AddInputFlags(CLI::App& cmd, InputFlags& f) {
   cmd.add_option("--pdf-dpi", f.limits.pdf_dpi, "Resolution PDF pages are rendered at for OCR")
       ->envname("ONNXOCR_PDF_DPI")
       ->check(CLI::Range(36.0, 1200.0))
+      ->capture_default_str();
+  cmd.add_option("--det-limit-side-len", f.ocr.det.limit_side_len,
+                 "Detection resolution: the side --det-limit-type bounds, in pixels")
+      ->envname("ONNXOCR_DET_LIMIT_SIDE_LEN")
+      ->check(CLI::Range(pipeline::kMinDetLimitSideLen, pipeline::kMaxDetSide))
+      ->capture_default_str();
+  cmd.add_option("--det-limit-type", f.det_limit_type,
+                 "max: shrink the longer side to the limit (the reference's); min: grow the "
+                 "shorter side to it (PaddleOCR 3.x's); auto: max, then again finer where the text "
+                 "is small")
+      ->envname("ONNXOCR_DET_LIMIT_TYPE")
+      ->check(CLI::IsMember({"max", "min", "auto"}, CLI::ignore_case))
+      ->capture_default_str();
+  cmd.add_option("--text-normalization", f.text_normalization,
+                 "on: write the word spaces and punctuation widths the recognizer lost; off: its "
+                 "raw output, as the reference pipeline gives it")
+      ->envname("ONNXOCR_TEXT_NORMALIZATION")
+      ->check(CLI::IsMember({"on", "off"}, CLI::ignore_case))
       ->capture_default_str();
 }
 

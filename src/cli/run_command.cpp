@@ -109,6 +109,7 @@ int Run(const RunOptions& o) {
   }
   const pipeline::Pipeline pipe(**models);
   document::DocumentOptions doc_options;
+  doc_options.ocr = o.input.Ocr();
   doc_options.ocr.use_cls = !o.no_cls;
   if (o.reference_batching)
     doc_options.ocr.rec = pipeline::RecOptions::Reference();

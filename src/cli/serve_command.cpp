@@ -169,6 +169,7 @@ int Serve(const ServeOptions& o) {
   config.port = static_cast<std::uint16_t>(o.port);
   config.max_body_bytes = static_cast<std::uint64_t>(o.max_body_mb) << 20;
   config.limits = o.input.limits;
+  config.ocr = o.input.Ocr();
   config.read_timeout = std::chrono::seconds(o.read_timeout);
   config.request_timeout = std::chrono::seconds(o.request_timeout);
   config.max_connections = o.max_connections;

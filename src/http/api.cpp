@@ -310,7 +310,8 @@ Routed Api::MarkerUpload(ApiRequest& r) const {
                    "POST /marker/upload takes multipart/form-data with the document in field "
                    "\"file\", as marker's server does");
   }
-  ParsedCall parsed = ParseMultipartForm(std::move(r.body), r.content_type, FormDialect::kMarker);
+  ParsedCall parsed =
+      ParseMultipartForm(std::move(r.body), r.content_type, config_.ocr, FormDialect::kMarker);
   r.body = std::string();
   if (const BadRequest* bad = std::get_if<BadRequest>(&parsed))
     return refused(bad->code, bad->message);
@@ -336,9 +337,9 @@ std::variant<OcrCall, Reply> Api::ParseCall(ApiRequest& r, bool json_only) const
   const std::string media = MediaType(r.content_type);
   ParsedCall parsed;
   if (media == "application/json") {
-    parsed = ParseJsonForm(std::move(r.body));
+    parsed = ParseJsonForm(std::move(r.body), config_.ocr);
   } else if (media == "multipart/form-data" && !json_only) {
-    parsed = ParseMultipartForm(std::move(r.body), r.content_type);
+    parsed = ParseMultipartForm(std::move(r.body), r.content_type, config_.ocr);
   } else if (media == "multipart/form-data") {
     return ErrorReply(415, "unsupported_media_type",
                       "POST /ocr_api takes application/json; send multipart uploads to POST /ocr");

@@ -1,7 +1,10 @@
 #include "http/ocr_request.h"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
+#include <cstdint>
+#include <string>
 #include <utility>
 
 #include <nlohmann/json.hpp>
@@ -24,8 +27,9 @@ struct BoolField {
   void (*set)(OcrCall& call, bool value);
 };
 
-constexpr std::array<BoolField, 5> kBoolFields = {{
+constexpr std::array<BoolField, 6> kBoolFields = {{
     {"cls", [](OcrCall& c, bool v) { c.options.ocr.use_cls = v; }},
+    {"text_normalization", [](OcrCall& c, bool v) { c.options.ocr.text_normalization = v; }},
     {"return_word_boxes", [](OcrCall& c, bool v) { c.options.ocr.word_boxes = v; }},
     {"force_ocr", [](OcrCall& c, bool v) { c.options.force_ocr = v; }},
     {"paginate_output", [](OcrCall& c, bool v) { c.paginate = v; }},
@@ -50,9 +54,45 @@ std::optional<BadRequest> SetDropScore(OcrCall& call, double value) {
   return std::nullopt;
 }
 
+const std::string kDetLimitSideLenRule = "det_limit_side_len must be a whole number from " +
+                                         std::to_string(pipeline::kMinDetLimitSideLen) + " to " +
+                                         std::to_string(pipeline::kMaxDetSide);
+constexpr std::string_view kDetLimitTypeRule = "det_limit_type must be max, min or auto";
+
+std::optional<BadRequest> SetDetLimitSideLen(OcrCall& call, std::int64_t value) {
+  if (value < pipeline::kMinDetLimitSideLen || value > pipeline::kMaxDetSide)
+    return Invalid(kDetLimitSideLenRule);
+  call.options.ocr.det.limit_side_len = static_cast<int>(value);
+  return std::nullopt;
+}
+
+std::optional<BadRequest> SetDetLimitType(OcrCall& call, std::string_view value) {
+  const std::optional<pipeline::LimitType> type = pipeline::ParseLimitType(value);
+  if (!type)
+    return Invalid(std::string(kDetLimitTypeRule));
+  call.options.ocr.det.limit_type = *type;
+  return std::nullopt;
+}
+
 // The JSON form's options; kInvalidArgument-like BadRequest when one has the wrong type.
 std::optional<BadRequest> ReadJsonOptions(const Json& body, OcrCall& call) {
-  for (const std::string_view name : {"cls", "return_word_boxes"}) {
+  if (const auto n = body.find("det_limit_side_len"); n != body.end() && !n->is_null()) {
+    if (!n->is_number_integer())
+      return Invalid(kDetLimitSideLenRule);
+    if (std::optional<BadRequest> bad = SetDetLimitSideLen(
+            call, n->is_number_unsigned() ? static_cast<std::int64_t>(std::min<std::uint64_t>(
+                                                n->get<std::uint64_t>(), INT64_MAX))
+                                          : n->get<std::int64_t>())) {
+      return bad;
+    }
+  }
+  if (const auto t = body.find("det_limit_type"); t != body.end() && !t->is_null()) {
+    if (!t->is_string())
+      return Invalid(std::string(kDetLimitTypeRule));
+    if (std::optional<BadRequest> bad = SetDetLimitType(call, t->get_ref<const std::string&>()))
+      return bad;
+  }
+  for (const std::string_view name : {"cls", "return_word_boxes", "text_normalization"}) {
     const auto it = body.find(name);
     if (it == body.end() || it->is_null())
       continue;
@@ -109,6 +149,14 @@ std::optional<BadRequest> ReadFormField(std::string_view name, std::string_view 
     if (ec != std::errc() || end != value.data() + value.size())
       return Invalid(std::string(kDropScoreRule));
     return SetDropScore(call, v);
+  } else if (name == "det_limit_side_len") {
+    std::int64_t v = 0;
+    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+    if (ec != std::errc() || end != value.data() + value.size())
+      return Invalid(kDetLimitSideLenRule);
+    return SetDetLimitSideLen(call, v);
+  } else if (name == "det_limit_type") {
+    return SetDetLimitType(call, value);
   } else if (name == "model") {
     call.model = std::string(value);
   } else if (name == "page_range") {
@@ -135,7 +183,7 @@ Result<bool> ParseFormBool(std::string_view field, std::string_view value) {
                          " must be a boolean: true/false, 1/0, yes/no, on/off, t/f or y/n");
 }
 
-ParsedCall ParseJsonForm(std::string text) {
+ParsedCall ParseJsonForm(std::string text, const pipeline::OcrOptions& defaults) {
   Json body = Json::parse(text, nullptr, /*allow_exceptions=*/false);
   text = std::string();
   if (body.is_discarded())
@@ -150,6 +198,7 @@ ParsedCall ParseJsonForm(std::string text) {
   if (!image->is_string())
     return Invalid("\"image\" must be a string (base64 or data: URI)");
   OcrCall call;
+  call.options.ocr = defaults;
   if (const auto m = body.find("model"); m != body.end() && !m->is_null()) {
     if (!m->is_string())
       return Invalid("\"model\" must be a string");
@@ -165,7 +214,7 @@ ParsedCall ParseJsonForm(std::string text) {
 }
 
 ParsedCall ParseMultipartForm(std::string body, std::string_view content_type,
-                              FormDialect dialect) {
+                              const pipeline::OcrOptions& defaults, FormDialect dialect) {
   const Result<std::string> boundary = MultipartBoundary(content_type);
   if (!boundary.ok())
     return BadRequest{"invalid_multipart", boundary.status().message()};
@@ -173,6 +222,7 @@ ParsedCall ParseMultipartForm(std::string body, std::string_view content_type,
   if (!parts.ok())
     return BadRequest{"invalid_multipart", parts.status().message()};
   OcrCall call;
+  call.options.ocr = defaults;
   const MultipartPart* file = nullptr;
   for (const MultipartPart& part : *parts) {
     if (part.name == "file") {

@@ -45,20 +45,24 @@ struct BadRequest {
 
 using ParsedCall = std::variant<OcrCall, BadRequest>;
 
-// {"image": "<base64 or data: URI>", "model", "cls", "return_word_boxes", "drop_score"}: booleans
-// must be JSON booleans and drop_score a number; null is the same as absent. The JSON form reads
-// one page (a TIFF's first frame). `body` is consumed.
-ParsedCall ParseJsonForm(std::string body);
+// {"image": "<base64 or data: URI>", "model", "cls", "return_word_boxes", "drop_score",
+// "det_limit_side_len", "det_limit_type", "text_normalization"}: booleans must be JSON booleans,
+// drop_score a number, det_limit_side_len a whole number and det_limit_type "max", "min" or
+// "auto"; null is the same as absent. Options absent from the request keep `defaults` (the
+// server's flags). The JSON form reads one page (a TIFF's first frame). `body` is consumed.
+ParsedCall ParseJsonForm(std::string body, const pipeline::OcrOptions& defaults = {});
 
 // multipart/form-data with "file" (required, once) and the text fields output_format,
-// paginate_output, force_ocr, stream, cls, return_word_boxes (booleans: ParseFormBool), drop_score,
-// model, page_range; other fields are ignored, as HTML forms send whatever inputs they have.
+// paginate_output, force_ocr, stream, cls, return_word_boxes, text_normalization (booleans:
+// ParseFormBool), drop_score, det_limit_side_len, det_limit_type, model, page_range; other fields
+// are ignored, as HTML forms send whatever inputs they have. Absent options keep `defaults`.
 // `body` is consumed; the file stays inside the call's body, found by offset.
 // Whose multipart form: ours (POST /ocr and /jobs) or marker's (POST /marker/upload: marker's
 // output formats, markdown by default; no stream).
 enum class FormDialect { kOcr, kMarker };
 
 ParsedCall ParseMultipartForm(std::string body, std::string_view content_type,
+                              const pipeline::OcrOptions& defaults = {},
                               FormDialect dialect = FormDialect::kOcr);
 
 // Parses the booleans marker's server takes: true/false, 1/0, yes/no, on/off, t/f, y/n in any case.

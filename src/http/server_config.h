@@ -11,6 +11,7 @@
 #include "document/limits.h"
 #include "jobs/job_store.h"
 #include "jobs/redis_jobs.h"
+#include "pipeline/pipeline.h"
 
 namespace ocr::http {
 
@@ -20,11 +21,14 @@ struct ServerConfig {
   int io_threads = 2;            // threads running socket I/O
   std::uint64_t max_body_bytes = 32ull << 20;  // request bodies over this get 413
   document::InputLimits limits;                // pixels, pages and dpi of what a client sends
-  std::chrono::seconds read_timeout{30};       // per read or write of one request/response
-  std::chrono::seconds request_timeout{60};    // from receipt to the reply; then 504, work stopped
-  std::chrono::seconds drain_timeout{30};      // how long SIGTERM waits for in-flight requests
-  int max_connections = 1024;                  // open connections; beyond it 503 and close
-  std::string cors_origin;                     // "" = CORS off; "*" or one origin
+  // How pages are read where a request does not say (--det-limit-side-len, --det-limit-type,
+  // --text-normalization).
+  pipeline::OcrOptions ocr;
+  std::chrono::seconds read_timeout{30};     // per read or write of one request/response
+  std::chrono::seconds request_timeout{60};  // from receipt to the reply; then 504, work stopped
+  std::chrono::seconds drain_timeout{30};    // how long SIGTERM waits for in-flight requests
+  int max_connections = 1024;                // open connections; beyond it 503 and close
+  std::string cors_origin;                   // "" = CORS off; "*" or one origin
   // Estimated peak bytes that requests in flight may hold together; beyond it 503 server_busy
   // (or 422 image_too_large for one document bigger than all of it). 0 = no budget.
   std::int64_t memory_budget_bytes = 0;

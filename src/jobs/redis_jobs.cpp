@@ -264,6 +264,9 @@ std::string EncodeSpec(const SharedJobSpec& spec) {
                   {"cls", o.ocr.use_cls},
                   {"drop_score", o.ocr.drop_score},
                   {"word_boxes", o.ocr.word_boxes},
+                  {"det_limit_side_len", o.ocr.det.limit_side_len},
+                  {"det_limit_type", pipeline::LimitTypeName(o.ocr.det.limit_type)},
+                  {"text_normalization", o.ocr.text_normalization},
                   {"force_ocr", o.force_ocr},
                   {"page_range", o.page_range}};
   return j.dump();
@@ -280,6 +283,19 @@ Result<SharedJobSpec> DecodeSpec(std::string_view text) {
     spec.options.ocr.use_cls = j.at("cls").get<bool>();
     spec.options.ocr.drop_score = j.at("drop_score").get<float>();
     spec.options.ocr.word_boxes = j.at("word_boxes").get<bool>();
+    // Absent from the specs of replicas older than these options: the defaults they read with.
+    pipeline::DetOptions& det = spec.options.ocr.det;
+    det.limit_side_len = j.value("det_limit_side_len", 960);
+    if (det.limit_side_len < pipeline::kMinDetLimitSideLen ||
+        det.limit_side_len > pipeline::kMaxDetSide) {
+      return Status(StatusCode::kInternal, "a job's det_limit_side_len is out of range");
+    }
+    const std::optional<pipeline::LimitType> type =
+        pipeline::ParseLimitType(j.value("det_limit_type", std::string("max")));
+    if (!type)
+      return Status(StatusCode::kInternal, "a job's det_limit_type is unknown");
+    det.limit_type = *type;
+    spec.options.ocr.text_normalization = j.value("text_normalization", false);
     spec.options.force_ocr = j.at("force_ocr").get<bool>();
     spec.options.page_range = j.at("page_range").get<std::string>();
     return spec;

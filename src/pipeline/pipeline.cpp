@@ -5,6 +5,7 @@
 #include "common/check.h"
 #include "common/clock.h"
 #include "pipeline/geometry.h"
+#include "pipeline/rec/word_spaces.h"
 #include "pipeline/word_boxes.h"
 
 namespace ocr::pipeline {
@@ -63,6 +64,8 @@ Result<OcrResult> Pipeline::Run(const cv::Mat& image, const OcrOptions& options,
   OCR_ASSIGN_OR_RETURN(std::vector<DecodedText> texts,
                        recognizer_.Recognize(crops, options.rec, times, batches, stop));
   for (size_t i = 0; i < texts.size(); ++i) {
+    if (options.text_normalization)
+      InsertWordSpaces(texts[i]);
     if (texts[i].text.empty() || texts[i].confidence < options.drop_score)
       continue;
     TextLine line{texts[i].text, texts[i].confidence, kept[i], {}};

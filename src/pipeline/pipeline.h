@@ -26,6 +26,10 @@ struct OcrOptions {
   RecOptions rec;
   float drop_score = 0.5f;  // lines whose confidence is below this are dropped
   bool word_boxes = false;  // fill TextLine::words
+  // Write the word spaces the recognizer saw but lost to the blank (rec/word_spaces.h) and choose
+  // punctuation widths by script (rec/punctuation.h). Off: the recognizer's raw output, as the
+  // reference pipeline gives it.
+  bool text_normalization = true;
 };
 
 struct OcrResult {
@@ -45,9 +49,11 @@ class Pipeline {
   // but cannot run), naming its file.
   Status WarmUp() const;
 
-  // REQUIRES: image is CV_8UC3 and not empty. The det/cls/rec knobs of `options` are parity
-  // constants (their defaults are the reference's, or measured: BENCHMARKS.md); no client input
-  // reaches them, and drop_score is checked where a request is parsed (http/ocr_request.cpp).
+  // REQUIRES: image is CV_8UC3 and not empty. The cls/rec knobs and the DB thresholds of
+  // `options` are parity constants (their defaults are the reference's, or measured:
+  // BENCHMARKS.md) that no client input reaches; the detection limits, text_normalization and
+  // drop_score may come from a request and are checked where it is parsed
+  // (http/ocr_request.cpp).
   // `stop` is checked between stages and batches and ends a model run at its next operator:
   // once requested (a deadline passed, the client
   // left) the call returns kCancelled and frees its thread. Independent batches run on `runner`

@@ -2,13 +2,16 @@
 """Accuracy and parity of `onnxocr run` on ../shared/testdata.
 
 1. Accuracy: OCR every synthetic page with the default settings, score with
-   ../shared/tools/ocr-score, and fail when detection F1 or CER is worse than the floor in
-   thresholds.json (what we reached, minus half a point; see BENCHMARKS.md).
-2. Parity: OCR every real and synthetic image again with `--reference-batching` (the reference's
-   recognition batch shapes) and compare with the Python reference pipeline's output
-   (../shared/testdata/reference): a line matches when its text is equal and its box overlaps the
-   reference box with IoU >= 0.9. Fails when the share of matching lines drops below the floor.
-   The default shapes' share is printed too: they pad less, so a few near-tie characters differ.
+   ../shared/tools/ocr-score, and fail when detection F1, CER or normalized CER is worse than the
+   floor in thresholds.json (what we reached, minus half a point; see BENCHMARKS.md). The per-tag
+   table is printed.
+2. Real photos: the same run's answers for ../shared/testdata/real are scored against our own
+   hand transcriptions (real_gt/NAME.txt, text per line: ocr-score's order-insensitive page CER).
+3. Parity: OCR every real and synthetic image again with the reference's settings
+   (`--reference-batching --det-limit-type max --text-normalization off`) and compare with the
+   Python reference pipeline's output (../shared/testdata/reference): a line matches when its
+   text is equal and its box overlaps the reference box with IoU >= 0.9. Fails when the share of
+   matching lines drops below the floor.
 
 Exits 77 (ctest: skipped) when ../shared/testdata is absent.
 """
@@ -22,6 +25,9 @@ import sys
 import tempfile
 
 SKIP = 77
+# The reference pipeline's settings: its batch shapes, its detection resize, its raw text.
+REFERENCE_SETTINGS = ["--reference-batching", "--det-limit-type", "max",
+                      "--text-normalization", "off"]
 
 
 def load_ocr_score(path):
@@ -95,27 +101,46 @@ def main():
     out_dir = args.out or tempfile.mkdtemp(prefix="onnxocr-accuracy-")
     os.makedirs(out_dir, exist_ok=True)
 
-    # Accuracy with the default (faster) batch shapes; parity, line for line, with the
-    # reference's shapes, which is what proves each pipeline step reproduces the reference.
+    # Accuracy with the default settings; parity, line for line, with the reference's settings,
+    # which is what proves each pipeline step reproduces the reference.
     predictions, reference_shaped = {}, {}
     for folder in (os.path.join(synthetic, "images"), os.path.join(args.testdata, "real")):
         images = images_in(folder)
         for path, result in zip(images, run_onnxocr(args.onnxocr, images)):
             predictions[stem(path)] = result
-        for path, result in zip(images, run_onnxocr(args.onnxocr, images,
-                                                    ["--reference-batching"])):
+        for path, result in zip(images, run_onnxocr(args.onnxocr, images, REFERENCE_SETTINGS)):
             reference_shaped[stem(path)] = result
+    real_dir = os.path.join(out_dir, "real")
+    os.makedirs(real_dir, exist_ok=True)
+    real_names = {stem(p) for p in images_in(os.path.join(args.testdata, "real"))}
     for name, result in predictions.items():
-        with open(os.path.join(out_dir, name + ".json"), "w", encoding="utf-8") as f:
+        folder = real_dir if name in real_names else out_dir
+        with open(os.path.join(folder, name + ".json"), "w", encoding="utf-8") as f:
             json.dump(result, f, ensure_ascii=False)
 
     report = subprocess.run([sys.executable, tool, "--gt", synthetic, "--pred", out_dir, "--json"],
                             check=True, capture_output=True, text=True)
-    overall = json.loads(report.stdout)["overall"]
-    f1, cer = overall["f1"], overall["cer"]
+    full = json.loads(report.stdout)
+    overall = full["overall"]
+    f1, cer, cer_norm = overall["f1"], overall["cer"], overall["cer_norm"]
     print(f"synthetic: detection F1 {f1:.4f} (P {overall['precision']:.4f}, R {overall['recall']:.4f})"
-          f", CER {cer:.4f}, CER normalized {overall['cer_norm']:.4f}, "
+          f", CER {cer:.4f}, CER normalized {cer_norm:.4f}, "
           f"line accuracy {overall['line_accuracy']:.4f}")
+    print("| tag | pages | lines | F1 | CER | CER normalized | line accuracy |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for tag, t in sorted(full["per_tag"].items()):
+        print(f"| {tag} | {t['pages']} | {t['gt_lines']} | {t['f1']:.4f} | {t['cer']:.4f} | "
+              f"{t['cer_norm']:.4f} | {t['line_accuracy']:.4f} |")
+
+    real_gt = os.path.join(os.path.dirname(os.path.abspath(__file__)), "real_gt")
+    real = subprocess.run([sys.executable, tool, "--gt", real_gt, "--pred", real_dir, "--json"],
+                          check=True, capture_output=True, text=True)
+    real_text = json.loads(real.stdout)["text_only"]
+    real_cer = real_text["page_cer"]
+    print(f"real photos (hand transcriptions of {real_text['pages']}): page CER {real_cer:.4f}, "
+          f"normalized {real_text['page_cer_norm']:.4f}")
+    for page in json.loads(real.stdout)["per_page"]:
+        print(f"  {page['name']}: page CER {page['page_edits'] / max(1, page['page_chars']):.4f}")
 
     score = load_ocr_score(tool)
     failures = []
@@ -126,13 +151,10 @@ def main():
             continue
         names = {stem(p) for p in images_in(os.path.join(synthetic, "images") if subset == "synthetic"
                                             else os.path.join(args.testdata, "real"))}
-        matched, total, _, _ = parity(score, {n: predictions[n] for n in names}, ref_dir)
-        print(f"default batch shapes vs reference {subset}: {matched}/{total} lines identical "
-              f"({matched / total if total else 1.0:.4f}; informational)")
         matched, total, ours, worst = parity(score, {n: reference_shaped[n] for n in names},
                                              ref_dir)
         share = matched / total if total else 1.0
-        print(f"parity {subset} (--reference-batching): {matched}/{total} reference lines "
+        print(f"parity {subset} ({' '.join(REFERENCE_SETTINGS)}): {matched}/{total} reference lines "
               f"reproduced exactly ({share:.4f}); we output {ours} lines")
         for frac, name, hits, n_ref, n_ours in worst:
             print(f"  lowest: {name}: {hits}/{n_ref} (ours {n_ours})")
@@ -144,6 +166,10 @@ def main():
         failures.append(f"detection F1 {f1:.4f} < {floors['f1_min']}")
     if cer > floors["cer_max"]:
         failures.append(f"CER {cer:.4f} > {floors['cer_max']}")
+    if cer_norm > floors["cer_norm_max"]:
+        failures.append(f"normalized CER {cer_norm:.4f} > {floors['cer_norm_max']}")
+    if real_cer > floors["real_page_cer_max"]:
+        failures.append(f"real photos' page CER {real_cer:.4f} > {floors['real_page_cer_max']}")
     if failures:
         print("FAILED: " + "; ".join(failures))
         return 1

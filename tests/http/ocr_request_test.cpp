@@ -75,6 +75,59 @@ TEST(OcrRequestTest, DropScoreHasOneRuleInBothForms) {
             rule);
 }
 
+TEST(OcrRequestTest, ReadingOptionsStartFromTheServersDefaultsAndTakeTheRequests) {
+  pipeline::OcrOptions defaults;
+  defaults.det.limit_side_len = 1280;
+  defaults.det.limit_type = pipeline::LimitType::kMin;
+  defaults.text_normalization = false;
+  const OcrCall kept = std::get<OcrCall>(ParseJsonForm(R"({"image": "aGk="})", defaults));
+  EXPECT_EQ(kept.options.ocr.det.limit_side_len, 1280);
+  EXPECT_EQ(kept.options.ocr.det.limit_type, pipeline::LimitType::kMin);
+  EXPECT_FALSE(kept.options.ocr.text_normalization);
+
+  const OcrCall json = std::get<OcrCall>(
+      ParseJsonForm(R"({"image": "aGk=", "det_limit_side_len": 2000, "det_limit_type": "auto",
+                        "text_normalization": true})",
+                    defaults));
+  EXPECT_EQ(json.options.ocr.det.limit_side_len, 2000);
+  EXPECT_EQ(json.options.ocr.det.limit_type, pipeline::LimitType::kAuto);
+  EXPECT_TRUE(json.options.ocr.text_normalization);
+
+  const OcrCall form = std::get<OcrCall>(
+      ParseMultipartForm(Field("det_limit_side_len", "736") + Field("det_limit_type", "max") +
+                             Field("text_normalization", "on") + File("x") + End(),
+                         kFormType, defaults));
+  EXPECT_EQ(form.options.ocr.det.limit_side_len, 736);
+  EXPECT_EQ(form.options.ocr.det.limit_type, pipeline::LimitType::kMax);
+  EXPECT_TRUE(form.options.ocr.text_normalization);
+}
+
+TEST(OcrRequestTest, DetectionLimitsHaveOneRuleInBothForms) {
+  const std::string side = "det_limit_side_len must be a whole number from 32 to 4000";
+  const std::string type = "det_limit_type must be max, min or auto";
+  for (const char* bad : {"31", "4001", "1e3", "\"960\"", "960.5", "-1", "18446744073709551615"}) {
+    const BadRequest e = ErrorOf(
+        ParseJsonForm(std::string(R"({"image": "aGk=", "det_limit_side_len": )") + bad + "}"));
+    EXPECT_EQ(e.code, "invalid_option") << bad;
+    EXPECT_EQ(e.message, side) << bad;
+  }
+  for (const char* bad : {"31", "4001", "960px", "", "-5"}) {
+    EXPECT_EQ(
+        ErrorOf(ParseMultipartForm(File("x") + Field("det_limit_side_len", bad) + End(), kFormType))
+            .message,
+        side)
+        << bad;
+  }
+  EXPECT_EQ(ErrorOf(ParseJsonForm(R"({"image": "aGk=", "det_limit_type": "tile"})")).message, type);
+  EXPECT_EQ(ErrorOf(ParseJsonForm(R"({"image": "aGk=", "det_limit_type": 1})")).message, type);
+  EXPECT_EQ(
+      ErrorOf(ParseMultipartForm(File("x") + Field("det_limit_type", "MAX") + End(), kFormType))
+          .message,
+      type);
+  EXPECT_EQ(ErrorOf(ParseJsonForm(R"({"image": "aGk=", "text_normalization": "off"})")).message,
+            "\"text_normalization\" must be true or false");
+}
+
 TEST(OcrRequestTest, MultipartFormCarriesTheFileByOffsetAndEveryField) {
   const ParsedCall parsed = ParseMultipartForm(
       Field("output_format", "Markdown") + Field("paginate_output", "yes") +

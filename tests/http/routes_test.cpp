@@ -217,6 +217,46 @@ TEST(ServerOptionsTest, MaxPdfPagesRefusesLongDocuments) {
   EXPECT_EQ(server.Stop(), 0);
 }
 
+// The server's detection flags are the defaults of every request, and a request's own options
+// override them in both forms.
+TEST(ServerOptionsTest, DetectionFlagsAreDefaultsARequestOverrides) {
+  const auto png_path =
+      testing::RenderTextPng("Order 7781 shipped\nInvoice 2231 paid\nTotal 17 boxes");
+  if (png_path.empty())
+    GTEST_SKIP() << "no text renderer";
+  const std::string png = testing::ReadFileOrDie(png_path);
+  ServerProcess server;
+  // A 32 px detector input blurs the three lines into at most one.
+  ASSERT_TRUE(server.Start(
+      {"--det-limit-side-len", "32", "--det-limit-type", "max", "--text-normalization", "off"}));
+  const Response blind = Send(server.port(), MakeRequest(bhttp::verb::post, "/ocr", OcrBody(png)));
+  ASSERT_EQ(blind.result_int(), 200) << blind.body();
+  EXPECT_LE(Json::parse(blind.body())["results"].size(), 1u) << blind.body();
+
+  Json body = Json::parse(OcrBody(png));
+  body["det_limit_side_len"] = 960;
+  body["det_limit_type"] = "auto";
+  body["text_normalization"] = true;
+  const Response json = Send(server.port(), MakeRequest(bhttp::verb::post, "/ocr", body.dump()));
+  ASSERT_EQ(json.result_int(), 200) << json.body();
+  const Json lines = Json::parse(json.body())["results"];
+  ASSERT_EQ(lines.size(), 3u) << json.body();
+  EXPECT_EQ(lines[0]["text"], "Order 7781 shipped");
+
+  const Response form = Send(server.port(), FormRequest({{"file", png, "a.png"},
+                                                         {"det_limit_side_len", "960"},
+                                                         {"det_limit_type", "max"}}));
+  ASSERT_EQ(form.result_int(), 200) << form.body();
+  EXPECT_EQ(Json::parse(form.body())["results"].size(), 3u) << form.body();
+
+  const Response bad =
+      Send(server.port(), FormRequest({{"file", png, "a.png"}, {"det_limit_type", "tile"}}));
+  EXPECT_EQ(bad.result_int(), 400);
+  EXPECT_EQ(ErrorCodeOf(bad), "invalid_option");
+  EXPECT_EQ(Json::parse(bad.body())["error"], "det_limit_type must be max, min or auto");
+  EXPECT_EQ(server.Stop(), 0);
+}
+
 // One set of input limits reaches both forms: a TIFF's frames are pages under --max-pdf-pages
 // whether it comes as JSON (which reads frame 0) or as a multipart upload.
 TEST(ServerOptionsTest, MaxPdfPagesCapsTiffFramesInBothForms) {

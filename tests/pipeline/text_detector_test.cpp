@@ -33,5 +33,23 @@ TEST(DetInputSizeTest, MinLimitScalesShortSideUp) {
   EXPECT_EQ(Size(100, 50, 736, LimitType::kMin), cv::Size(1472, 736));
 }
 
+TEST(DetInputSizeTest, TheLongerSideNeverPassesTheCap) {
+  // 736 / 10 would make the longer side 7360: held at kMaxDetSide instead.
+  EXPECT_EQ(Size(100, 10, 736, LimitType::kMin), cv::Size(4000, 384));
+  EXPECT_EQ(Size(9000, 3000, 5000), cv::Size(4000, 1344));
+}
+
+TEST(DetInputSizeTest, AutoStartsAsMax) {
+  EXPECT_EQ(Size(2480, 3508, 960, LimitType::kAuto), Size(2480, 3508, 960, LimitType::kMax));
+  EXPECT_EQ(Size(200, 60, 960, LimitType::kAuto), cv::Size(192, 64));
+}
+
+TEST(LimitTypeTest, NamesRoundTrip) {
+  for (LimitType t : {LimitType::kMax, LimitType::kMin, LimitType::kAuto})
+    EXPECT_EQ(ParseLimitType(LimitTypeName(t)), t);
+  EXPECT_FALSE(ParseLimitType("Max").has_value());
+  EXPECT_FALSE(ParseLimitType("").has_value());
+}
+
 }  // namespace
 }  // namespace ocr::pipeline

@@ -11,18 +11,41 @@
 
 namespace ocr::pipeline {
 
+std::optional<LimitType> ParseLimitType(std::string_view name) {
+  if (name == "max")
+    return LimitType::kMax;
+  if (name == "min")
+    return LimitType::kMin;
+  if (name == "auto")
+    return LimitType::kAuto;
+  return std::nullopt;
+}
+
+std::string_view LimitTypeName(LimitType type) {
+  switch (type) {
+    case LimitType::kMax:
+      return "max";
+    case LimitType::kMin:
+      return "min";
+    case LimitType::kAuto:
+      return "auto";
+  }
+  return "max";
+}
+
 cv::Size DetInputSize(int width, int height, const DetOptions& options) {
   const double limit = options.limit_side_len;
+  const int longer = std::max(width, height);
+  const int shorter = std::min(width, height);
   double ratio = 1.0;
-  if (options.limit_type == LimitType::kMax) {
-    const int longer = std::max(width, height);
+  if (options.limit_type != LimitType::kMin) {
     if (longer > limit)
       ratio = limit / longer;
-  } else {
-    const int shorter = std::min(width, height);
-    if (shorter < limit)
-      ratio = limit / shorter;
+  } else if (shorter < limit) {
+    ratio = limit / shorter;
   }
+  if (longer * ratio > kMaxDetSide)
+    ratio = static_cast<double>(kMaxDetSide) / longer;
   // int() then round(x / 32) * 32 as in the reference; nearbyint rounds halves to even like
   // Python's round().
   auto to32 = [](double side) {
@@ -32,11 +55,10 @@ cv::Size DetInputSize(int width, int height, const DetOptions& options) {
   return {to32(width * ratio), to32(height * ratio)};
 }
 
-Result<std::vector<Quad>> TextDetector::Detect(const cv::Mat& image, const DetOptions& options,
-                                               StageTimes& times,
-                                               const std::stop_token& stop) const {
+Result<std::vector<Quad>> TextDetector::DetectAt(const cv::Mat& image, cv::Size size,
+                                                 const DetOptions& options, StageTimes& times,
+                                                 const std::stop_token& stop) const {
   Stopwatch watch;
-  const cv::Size size = DetInputSize(image.cols, image.rows, options);
   cv::Mat resized;
   cv::resize(image, resized, size);
   engine::Tensor input;
@@ -72,6 +94,48 @@ Result<std::vector<Quad>> TextDetector::Detect(const cv::Mat& image, const DetOp
     }
     boxes.push_back(box);
   }
+  times.det_post_ms += watch.LapMs();
+  return boxes;
+}
+
+namespace {
+
+// Median height of the boxes, in image pixels (0 when none).
+float MedianBoxHeight(const std::vector<Quad>& boxes) {
+  std::vector<float> heights;
+  heights.reserve(boxes.size());
+  for (const Quad& b : boxes)
+    heights.push_back(std::min(EdgeLength(b[0], b[3]), EdgeLength(b[0], b[1])));
+  if (heights.empty())
+    return 0;
+  auto mid = heights.begin() + static_cast<std::ptrdiff_t>(heights.size() / 2);
+  std::nth_element(heights.begin(), mid, heights.end());
+  return *mid;
+}
+
+}  // namespace
+
+Result<std::vector<Quad>> TextDetector::Detect(const cv::Mat& image, const DetOptions& options,
+                                               StageTimes& times,
+                                               const std::stop_token& stop) const {
+  const cv::Size size = DetInputSize(image.cols, image.rows, options);
+  OCR_ASSIGN_OR_RETURN(std::vector<Quad> boxes, DetectAt(image, size, options, times, stop));
+  if (options.limit_type == LimitType::kAuto && !boxes.empty()) {
+    const double ratio = static_cast<double>(size.width) / image.cols;
+    const double box_height = std::max(1.0, MedianBoxHeight(boxes) * ratio);
+    const int longer = std::max(image.cols, image.rows);
+    const double wanted = std::min(
+        {ratio * kAutoBoxHeight / box_height, 1.0, static_cast<double>(kMaxDetSide) / longer});
+    if (wanted >= ratio * 1.2) {
+      DetOptions finer = options;
+      finer.limit_type = LimitType::kMax;
+      finer.limit_side_len = static_cast<int>(longer * wanted);
+      finer.db.unclip_ratio = kAutoUnclipRatio;
+      const cv::Size finer_size = DetInputSize(image.cols, image.rows, finer);
+      OCR_ASSIGN_OR_RETURN(boxes, DetectAt(image, finer_size, finer, times, stop));
+    }
+  }
+  Stopwatch watch;
   SortReadingOrder(boxes);
   times.det_post_ms += watch.LapMs();
   return boxes;

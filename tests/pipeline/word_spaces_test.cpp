@@ -1,0 +1,111 @@
+#include "pipeline/rec/word_spaces.h"
+
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "pipeline/word_boxes.h"
+
+namespace ocr::pipeline {
+namespace {
+
+const std::vector<std::string> kCharset = {"", "a", "b", "中", "（", " "};
+constexpr int kSpace = 5;
+
+// One recognizer column: `best` at 0.9 unless it is the blank and `space` is given, in which case
+// the space class takes `space` and the blank the rest.
+struct Column {
+  int best;
+  float space = 0;
+};
+
+DecodedText Decode(const std::vector<Column>& columns) {
+  std::vector<float> probs;
+  const int classes = static_cast<int>(kCharset.size());
+  for (const Column& c : columns) {
+    std::vector<float> row(static_cast<size_t>(classes), 0.0f);
+    if (c.best == 0) {
+      row[kSpace] = c.space;
+      row[0] = 1.0f - c.space;
+    } else {
+      row[static_cast<size_t>(c.best)] = 0.9f;
+      row[0] = 0.1f;
+    }
+    probs.insert(probs.end(), row.begin(), row.end());
+  }
+  DecodedText d = CtcGreedyDecode(probs, static_cast<int>(columns.size()), classes, kCharset);
+  d.column_width = 8;
+  return d;
+}
+
+DecodedText Spaced(const std::vector<Column>& columns) {
+  DecodedText d = Decode(columns);
+  InsertWordSpaces(d);
+  return d;
+}
+
+TEST(WordSpacesTest, DecodeRecordsTheSpaceEvidenceAndBlanksOfEachGap) {
+  const DecodedText d = Decode({{1}, {0, 0.01f}, {0, 0.3f}, {0, 0.02f}, {2}, {2}, {0}, {1}});
+  EXPECT_EQ(d.text, "aba");
+  EXPECT_EQ(d.space_before, (std::vector<float>{0.0f, 0.3f, 0.0f}));
+  EXPECT_EQ(d.blanks_before, (std::vector<int>{0, 3, 1}));
+}
+
+TEST(WordSpacesTest, AWideGapWithSpaceEvidenceBetweenLatinLettersIsAWordSpace) {
+  // a_b (letter gap) ___ a_b: "ab ab".
+  const DecodedText d = Spaced({{1}, {0}, {2}, {0}, {0, 0.2f}, {0}, {1}, {0}, {2}});
+  EXPECT_EQ(d.text, "ab ab");
+  EXPECT_EQ(d.char_offsets, (std::vector<int>{0, 1, 2, 3, 4}));
+  EXPECT_EQ(d.columns.size(), 5u);
+  EXPECT_FLOAT_EQ(d.confidence, 0.9f);  // a written space does not change the line's confidence
+  const std::vector<WordSpan> words = SplitWords(d, 100);
+  ASSERT_EQ(words.size(), 2u);
+  EXPECT_EQ(words[0].text, "ab");
+  EXPECT_EQ(words[1].text, "ab");
+  EXPECT_LT(words[0].x1, words[1].x0 + 16);  // each word keeps its own columns
+}
+
+TEST(WordSpacesTest, WeakEvidenceWritesNoSpace) {
+  EXPECT_EQ(Spaced({{1}, {0}, {2}, {0}, {0, 0.03f}, {0}, {1}, {0}, {2}}).text, "abab");
+}
+
+TEST(WordSpacesTest, LetterSpacedTextIsNotCutIntoLetters) {
+  // Every gap is as wide as the others and holds some space evidence: no gap stands out.
+  EXPECT_EQ(
+      Spaced({{1}, {0}, {0, 0.2f}, {0}, {2}, {0}, {0, 0.2f}, {0}, {1}, {0}, {0, 0.2f}, {0}, {2}})
+          .text,
+      "abab");
+}
+
+TEST(WordSpacesTest, NeverBetweenHanCharactersOrBesideFullWidthPunctuation) {
+  EXPECT_EQ(Spaced({{3}, {0}, {0, 0.4f}, {0}, {3}}).text, "中中");
+  EXPECT_EQ(Spaced({{1}, {0}, {0, 0.4f}, {0}, {4}}).text, "a（");
+}
+
+TEST(WordSpacesTest, AChangeOfScriptNeedsLessEvidence) {
+  EXPECT_EQ(Spaced({{3}, {0}, {0, 0.02f}, {0}, {1}}).text, "中 a");
+  EXPECT_EQ(Spaced({{1}, {0}, {0, 0.02f}, {0}, {3}}).text, "a 中");
+  EXPECT_EQ(Spaced({{1}, {0}, {0, 0.005f}, {0}, {3}}).text, "a中");
+}
+
+TEST(WordSpacesTest, DoubledAndOuterSpacesAreRemoved) {
+  const DecodedText d = Spaced({{5}, {1}, {5}, {0}, {5}, {2}, {5}});
+  EXPECT_EQ(d.text, "a b");
+  EXPECT_EQ(d.char_offsets, (std::vector<int>{0, 1, 2}));
+  EXPECT_EQ(d.columns, (std::vector<int>{1, 2, 5}));
+  EXPECT_EQ(d.space_before.size(), 3u);
+  EXPECT_EQ(d.blanks_before.size(), 3u);
+  EXPECT_EQ(Spaced({{5}, {0}, {5}}).text, "");
+}
+
+TEST(WordSpacesTest, TextNotFromTheDecoderIsLeftAsItIs) {
+  DecodedText d;
+  d.text = "ab";
+  d.char_offsets = {0, 1};
+  InsertWordSpaces(d);
+  EXPECT_EQ(d.text, "ab");
+}
+
+}  // namespace
+}  // namespace ocr::pipeline
