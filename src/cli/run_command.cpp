@@ -34,7 +34,8 @@ CLI::App* AddRunCommand(CLI::App& app, RunOptions& o) {
       ->check(CLI::Range(0, 4096));
   cmd->add_flag("--no-cls", o.no_cls, "Skip the text direction classifier");
   cmd->add_flag("--reference-batching", o.reference_batching,
-                "Recognize in the reference pipeline's batch shapes (slower; for parity checks)");
+                "Classify and recognize as the reference pipeline does: its batch shapes, each "
+                "line's direction on its own (slower; for parity checks)");
   cmd->add_option("--drop-score", o.drop_score, "Drop lines below this confidence")
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
@@ -111,8 +112,10 @@ int Run(const RunOptions& o) {
   document::DocumentOptions doc_options;
   doc_options.ocr = o.input.Ocr();
   doc_options.ocr.use_cls = !o.no_cls;
-  if (o.reference_batching)
+  if (o.reference_batching) {
     doc_options.ocr.rec = pipeline::RecOptions::Reference();
+    doc_options.ocr.cls.page_vote = false;
+  }
   doc_options.ocr.drop_score = o.drop_score;
   doc_options.ocr.word_boxes = o.word_boxes;
   doc_options.force_ocr = o.force_ocr;

@@ -10,7 +10,7 @@
 namespace ocr::pipeline {
 namespace {
 
-const std::vector<std::string> kCharset = {"", "a", "b", "中", "（", " "};
+const std::vector<std::string> kCharset = {"", "a", "b", "中", "（", " ", "&"};
 constexpr int kSpace = 5;
 
 // One recognizer column: `best` at 0.9 unless it is the blank and `space` is given, in which case
@@ -85,8 +85,16 @@ TEST(WordSpacesTest, NeverBetweenHanCharactersOrBesideFullWidthPunctuation) {
 
 TEST(WordSpacesTest, AChangeOfScriptNeedsLessEvidence) {
   EXPECT_EQ(Spaced({{3}, {0}, {0, 0.02f}, {0}, {1}}).text, "中 a");
-  EXPECT_EQ(Spaced({{1}, {0}, {0, 0.02f}, {0}, {3}}).text, "a 中");
-  EXPECT_EQ(Spaced({{1}, {0}, {0, 0.005f}, {0}, {3}}).text, "a中");
+  EXPECT_EQ(Spaced({{1}, {0}, {0, 0.006f}, {0}, {3}}).text, "a 中");
+  EXPECT_EQ(Spaced({{1}, {0}, {0, 0.004f}, {0}, {3}}).text, "a中");
+  // The line's letter gap does not hold back a change of script: the gap before 中 is as narrow
+  // as the one inside "ab".
+  EXPECT_EQ(Spaced({{1}, {0}, {0}, {2}, {0}, {0, 0.02f}, {3}}).text, "ab 中");
+}
+
+TEST(WordSpacesTest, AsciiPunctuationBesideCjkStaysTight) {
+  // "名称&编号": CJK text sets ASCII marks without spaces, whatever the space class says.
+  EXPECT_EQ(Spaced({{3}, {0}, {0, 0.3f}, {0}, {6}, {0}, {0, 0.3f}, {0}, {3}}).text, "中&中");
 }
 
 TEST(WordSpacesTest, DoubledAndOuterSpacesAreRemoved) {

@@ -10,6 +10,17 @@
 
 namespace ocr::pipeline {
 
+void FollowPageDirection(std::vector<std::uint8_t>& flipped) {
+  if (flipped.size() < kPageVoteMinLines)
+    return;
+  const auto turned = static_cast<double>(std::count(flipped.begin(), flipped.end(), 1));
+  const auto lines = static_cast<double>(flipped.size());
+  if (turned >= kPageVoteShare * lines)
+    std::fill(flipped.begin(), flipped.end(), 1);
+  else if (lines - turned >= kPageVoteShare * lines)
+    std::fill(flipped.begin(), flipped.end(), 0);
+}
+
 Result<std::vector<std::uint8_t>> TextClassifier::Classify(std::vector<cv::Mat>& crops,
                                                            const ClsOptions& options,
                                                            StageTimes& times, TaskRunner& runner,
@@ -38,8 +49,6 @@ Result<std::vector<std::uint8_t>> TextClassifier::Classify(std::vector<cv::Mat>&
       const size_t best = static_cast<size_t>(std::max_element(p, p + labels) - p);
       // Label 1 is "180" for both the v2 classifier and PP-LCNet.
       if (best == 1 && p[1] >= options.thresh) {
-        cv::Mat& crop = crops[order[begin + i]];
-        cv::rotate(crop, crop, cv::ROTATE_180);
         flipped[order[begin + i]] = 1;
       }
     }
@@ -47,6 +56,12 @@ Result<std::vector<std::uint8_t>> TextClassifier::Classify(std::vector<cv::Mat>&
   };
   OCR_RETURN_IF_ERROR(ForEachBatch(crops.size(), static_cast<size_t>(options.batch_size), runner,
                                    stop, times, run_batch));
+  if (options.page_vote)
+    FollowPageDirection(flipped);
+  for (size_t i = 0; i < crops.size(); ++i) {
+    if (flipped[i] != 0)
+      cv::rotate(crops[i], crops[i], cv::ROTATE_180);
+  }
   return flipped;
 }
 
