@@ -44,8 +44,8 @@ void AddInputFlags(CLI::App& cmd, InputFlags& f) {
       ->check(CLI::IsMember({"max", "min", "auto"}, CLI::ignore_case))
       ->capture_default_str();
   cmd.add_option("--text-normalization", f.text_normalization,
-                 "on: write the word spaces and punctuation widths the recognizer lost; off: its "
-                 "raw output, as the reference pipeline gives it")
+                 "on: write the word spaces the recognizer saw but lost to the blank; off: its raw "
+                 "output, as the reference pipeline gives it")
       ->envname("ONNXOCR_TEXT_NORMALIZATION")
       ->check(CLI::IsMember({"on", "off"}, CLI::ignore_case))
       ->capture_default_str();

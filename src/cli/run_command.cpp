@@ -33,9 +33,12 @@ CLI::App* AddRunCommand(CLI::App& app, RunOptions& o) {
       ->envname("ONNXOCR_THREADS")
       ->check(CLI::Range(0, 4096));
   cmd->add_flag("--no-cls", o.no_cls, "Skip the text direction classifier");
-  cmd->add_flag("--reference-batching", o.reference_batching,
-                "Classify and recognize as the reference pipeline does: its batch shapes, each "
-                "line's direction on its own (slower; for parity checks)");
+  cmd->add_flag(
+      "--reference", o.reference,
+      "Read as the reference pipeline does, line for line: one detection pass at 960 px "
+      "without contrast stretch, each line's direction on its own, its recognition batch "
+      "shapes, raw recognizer text (slower; for parity checks; overrides --det-limit-type "
+      "and --text-normalization)");
   cmd->add_option("--drop-score", o.drop_score, "Drop lines below this confidence")
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
@@ -110,12 +113,8 @@ int Run(const RunOptions& o) {
   }
   const pipeline::Pipeline pipe(**models);
   document::DocumentOptions doc_options;
-  doc_options.ocr = o.input.Ocr();
+  doc_options.ocr = o.reference ? pipeline::OcrOptions::Reference() : o.input.Ocr();
   doc_options.ocr.use_cls = !o.no_cls;
-  if (o.reference_batching) {
-    doc_options.ocr.rec = pipeline::RecOptions::Reference();
-    doc_options.ocr.cls.page_vote = false;
-  }
   doc_options.ocr.drop_score = o.drop_score;
   doc_options.ocr.word_boxes = o.word_boxes;
   doc_options.force_ocr = o.force_ocr;

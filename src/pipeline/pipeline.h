@@ -26,10 +26,22 @@ struct OcrOptions {
   RecOptions rec;
   float drop_score = 0.5f;  // lines whose confidence is below this are dropped
   bool word_boxes = false;  // fill TextLine::words
-  // Write the word spaces the recognizer saw but lost to the blank (rec/word_spaces.h) and choose
-  // punctuation widths by script (rec/punctuation.h). Off: the recognizer's raw output, as the
-  // reference pipeline gives it.
+  // Write the word spaces the recognizer saw but lost to the blank (rec/word_spaces.h). Off: the
+  // recognizer's raw output, as the reference pipeline gives it.
   bool text_normalization = true;
+
+  // The reference pipeline's reading, which its outputs are reproduced with line for line (the
+  // parity test): one detection pass at 960 px of the input as it is, each line's direction on
+  // its own, its recognition batch shapes, raw text.
+  static OcrOptions Reference() {
+    OcrOptions o;
+    o.det.limit_type = LimitType::kMax;
+    o.det.stretch_contrast = false;
+    o.cls.page_vote = false;
+    o.rec = RecOptions::Reference();
+    o.text_normalization = false;
+    return o;
+  }
 };
 
 struct OcrResult {

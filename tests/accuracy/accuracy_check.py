@@ -7,8 +7,8 @@
    table is printed.
 2. Real photos: the same run's answers for ../shared/testdata/real are scored against our own
    hand transcriptions (real_gt/NAME.txt, text per line: ocr-score's order-insensitive page CER).
-3. Parity: OCR every real and synthetic image again with the reference's settings
-   (`--reference-batching --det-limit-type max --text-normalization off`) and compare with the
+3. Parity: OCR every real and synthetic image again as the reference reads it (`--reference`:
+   one detection pass at 960 px, per-line direction, its batch shapes, raw text) and compare with the
    Python reference pipeline's output (../shared/testdata/reference): a line matches when its
    text is equal and its box overlaps the reference box with IoU >= 0.9. Fails when the share of
    matching lines drops below the floor.
@@ -25,9 +25,9 @@ import sys
 import tempfile
 
 SKIP = 77
-# The reference pipeline's settings: its batch shapes, its detection resize, its raw text.
-REFERENCE_SETTINGS = ["--reference-batching", "--det-limit-type", "max",
-                      "--text-normalization", "off"]
+# The reference pipeline's reading: its detection resize and input, per-line direction, batch
+# shapes and raw text.
+REFERENCE_SETTINGS = ["--reference"]
 
 
 def load_ocr_score(path):

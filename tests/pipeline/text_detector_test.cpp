@@ -1,6 +1,9 @@
 #include "pipeline/det/text_detector.h"
 
+#include <utility>
+
 #include <gtest/gtest.h>
+#include <opencv2/core.hpp>
 
 namespace ocr::pipeline {
 namespace {
@@ -49,6 +52,32 @@ TEST(LimitTypeTest, NamesRoundTrip) {
     EXPECT_EQ(ParseLimitType(LimitTypeName(t)), t);
   EXPECT_FALSE(ParseLimitType("Max").has_value());
   EXPECT_FALSE(ParseLimitType("").has_value());
+}
+
+// A page of grey ink on grey paper: the two levels, 100 apart, with a speck of each extreme
+// under 0.5% of the pixels.
+cv::Mat GreyPage(int ink, int paper) {
+  cv::Mat page(100, 100, CV_8UC3, cv::Scalar::all(paper));
+  page(cv::Rect(10, 10, 80, 40)).setTo(cv::Scalar::all(ink));
+  page.at<cv::Vec3b>(0, 0) = {0, 0, 0};
+  page.at<cv::Vec3b>(0, 1) = {255, 255, 255};
+  return page;
+}
+
+TEST(StretchLowContrastTest, ALowContrastPageSpansTheFullRange) {
+  cv::Mat page = GreyPage(120, 220);
+  StretchLowContrast(page);
+  EXPECT_EQ(page.at<cv::Vec3b>(20, 20), cv::Vec3b(0, 0, 0));
+  EXPECT_EQ(page.at<cv::Vec3b>(80, 80), cv::Vec3b(255, 255, 255));
+}
+
+TEST(StretchLowContrastTest, AContrastyOrFlatPageIsLeftAsItIs) {
+  for (const auto& [ink, paper] : {std::pair{40, 220}, std::pair{100, 228}, std::pair{200, 203}}) {
+    cv::Mat page = GreyPage(ink, paper);
+    const cv::Mat before = page.clone();
+    StretchLowContrast(page);
+    EXPECT_EQ(cv::norm(page, before, cv::NORM_INF), 0) << ink << " on " << paper;
+  }
 }
 
 }  // namespace

@@ -1,7 +1,9 @@
 #include "pipeline/det/text_detector.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstdint>
 
 #include <opencv2/imgproc.hpp>
 
@@ -55,12 +57,38 @@ cv::Size DetInputSize(int width, int height, const DetOptions& options) {
   return {to32(width * ratio), to32(height * ratio)};
 }
 
+void StretchLowContrast(cv::Mat& image) {
+  cv::Mat gray;
+  cv::cvtColor(image, gray, cv::COLOR_BGR2GRAY);
+  std::array<int, 256> histogram{};
+  for (int y = 0; y < gray.rows; ++y) {
+    const auto* row = gray.ptr<std::uint8_t>(y);
+    for (int x = 0; x < gray.cols; ++x)
+      ++histogram[row[x]];
+  }
+  // The darkest and brightest levels once 0.5% of the pixels are set aside at each end (specks,
+  // a stray dark border).
+  const auto outliers = static_cast<std::int64_t>(gray.total() / 200);
+  int lo = 0;
+  for (std::int64_t seen = histogram[0]; lo < 255 && seen <= outliers; seen += histogram[++lo]) {
+  }
+  int hi = 255;
+  for (std::int64_t seen = histogram[255]; hi > 0 && seen <= outliers; seen += histogram[--hi]) {
+  }
+  const int range = hi - lo;
+  if (range < 8 || range >= kLowContrastRange)
+    return;
+  image.convertTo(image, -1, 255.0 / range, -lo * 255.0 / range);
+}
+
 Result<std::vector<Quad>> TextDetector::DetectAt(const cv::Mat& image, cv::Size size,
                                                  const DetOptions& options, StageTimes& times,
                                                  const std::stop_token& stop) const {
   Stopwatch watch;
   cv::Mat resized;
   cv::resize(image, resized, size);
+  if (options.stretch_contrast)
+    StretchLowContrast(resized);
   engine::Tensor input;
   input.shape = {1, 3, size.height, size.width};
   input.data.resize(static_cast<size_t>(3) * static_cast<size_t>(size.area()));

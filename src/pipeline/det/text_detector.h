@@ -47,8 +47,22 @@ inline constexpr float kAutoUnclipRatio = 2.0f;
 struct DetOptions {
   int limit_side_len = 960;
   LimitType limit_type = LimitType::kAuto;
+  // Stretch a low-contrast page to the full range before detection (StretchLowContrast). Off: the
+  // reference pipeline's input.
+  bool stretch_contrast = true;
   DbOptions db;
 };
+
+// A page whose ink and paper lie closer than kLowContrastRange of 255 levels apart (its
+// luminance from the 0.5th to the 99.5th percentile) is stretched linearly to the full range.
+// The DB detector's map is faint on such pages; on the synthetic pages every low_contrast one
+// spans 32 to 94 levels and every other page 146 or more (BENCHMARKS.md, "Low contrast and
+// blur"). Only the detector's input: stretching the recognizer's crops read worse.
+inline constexpr int kLowContrastRange = 128;
+
+// Stretches CV_8UC3 `image` in place when its luminance range is under kLowContrastRange (and
+// not flat: at least 8 levels); leaves it as it is otherwise.
+void StretchLowContrast(cv::Mat& image);
 
 // The detector's (first) input size for an image: scaled per the limit (kAuto as kMax), the longer
 // side then at most kMaxDetSide, both sides rounded to the nearest multiple of 32 (at least 32),
