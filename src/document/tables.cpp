@@ -402,8 +402,9 @@ void MergeOpenBorders(const Grid& grid, const std::vector<Placed>& placed,
 }
 
 // The cells of a rows x cols grid whose positions `sets` groups: each group becomes the rectangle
-// that bounds it; a position an earlier rectangle already covers (a group that was not a
-// rectangle) stays with that one. `owner` receives each position's cell index.
+// that bounds it, clipped where an earlier cell already holds a position of that rectangle (a
+// group that was not a rectangle); the positions clipped off become cells of their own. Every
+// position is in exactly one cell. `owner` receives each position's cell index.
 std::vector<TableCell> Cells(int rows, int cols, DisjointSets& sets, std::vector<int>& owner) {
   const Positions at(cols);
 
@@ -420,6 +421,14 @@ std::vector<TableCell> Cells(int rows, int cols, DisjointSets& sets, std::vector
       e.last_c = std::max(e.last_c, c);
     }
   }
+  auto row_free = [&](int r, int c, int last_c) {
+    for (int cc = c; cc <= last_c; ++cc) {
+      if (owner[at(r, cc)] >= 0) {
+        return false;
+      }
+    }
+    return true;
+  };
   std::vector<TableCell> cells;
   for (int r = 0; r < rows; ++r) {
     for (int c = 0; c < cols; ++c) {
@@ -427,22 +436,21 @@ std::vector<TableCell> Cells(int rows, int cols, DisjointSets& sets, std::vector
         continue;
       }
       const Extent& e = extent[sets.Find(at(r, c))];
+      // The widest run of free positions along the first row, then as many rows below as are
+      // free across it.
+      int last_c = c;
+      while (last_c < e.last_c && owner[at(r, last_c + 1)] < 0) {
+        ++last_c;
+      }
+      int last_r = r;
+      while (last_r < e.last_r && row_free(last_r + 1, c, last_c)) {
+        ++last_r;
+      }
       const int id = static_cast<int>(cells.size());
-      int last_r = std::max(e.last_r, r);
-      int last_c = std::max(e.last_c, c);
       for (int rr = r; rr <= last_r; ++rr) {
         for (int cc = c; cc <= last_c; ++cc) {
-          if (owner[at(rr, cc)] < 0) {
-            owner[at(rr, cc)] = id;
-          }
+          owner[at(rr, cc)] = id;
         }
-      }
-      // Clipped by an earlier rectangle: only what it owns along its first row and column.
-      while (last_c > c && owner[at(r, last_c)] != id) {
-        --last_c;
-      }
-      while (last_r > r && owner[at(last_r, c)] != id) {
-        --last_r;
       }
       cells.push_back(TableCell{r, c, last_r - r + 1, last_c - c + 1, {}});
     }
