@@ -285,7 +285,7 @@ Result<SharedJobSpec> DecodeSpec(std::string_view text) {
     spec.options.ocr.word_boxes = j.at("word_boxes").get<bool>();
     // Absent from the specs of replicas older than these options: the defaults they read with.
     pipeline::DetOptions& det = spec.options.ocr.det;
-    det.limit_side_len = j.value("det_limit_side_len", 960);
+    det.limit_side_len = j.value("det_limit_side_len", pipeline::DetOptions{}.limit_side_len);
     if (det.limit_side_len < pipeline::kMinDetLimitSideLen ||
         det.limit_side_len > pipeline::kMaxDetSide) {
       return Status(StatusCode::kInternal, "a job's det_limit_side_len is out of range");

@@ -21,12 +21,21 @@ bool IsLatin(ScriptClass c) {
   return c == ScriptClass::kLatinLetter || c == ScriptClass::kLatinMark;
 }
 
+// The script class of each kept character of `d`.
+std::vector<ScriptClass> Classes(const DecodedText& d) {
+  std::vector<ScriptClass> classes;
+  classes.reserve(d.char_offsets.size());
+  for (size_t k = 0; k < d.char_offsets.size(); ++k)
+    classes.push_back(ClassifyScript(CharText(d, k)));
+  return classes;
+}
+
 // The blank columns that usually part two letters of this line: the median gap between
 // neighbouring Latin characters; -1 when the line has no such pair.
-int LetterGap(const DecodedText& d) {
+int LetterGap(const DecodedText& d, const std::vector<ScriptClass>& classes) {
   std::vector<int> gaps;
-  for (size_t k = 1; k < d.char_offsets.size(); ++k) {
-    if (IsLatin(ClassifyScript(CharText(d, k - 1))) && IsLatin(ClassifyScript(CharText(d, k))))
+  for (size_t k = 1; k < classes.size(); ++k) {
+    if (IsLatin(classes[k - 1]) && IsLatin(classes[k]))
       gaps.push_back(d.blanks_before[k]);
   }
   if (gaps.empty())
@@ -37,9 +46,10 @@ int LetterGap(const DecodedText& d) {
 }
 
 // Whether the gap before character k is a word space.
-bool IsWordSpace(const DecodedText& d, size_t k, int letter_gap) {
-  const ScriptClass a = ClassifyScript(CharText(d, k - 1));
-  const ScriptClass b = ClassifyScript(CharText(d, k));
+bool IsWordSpace(const DecodedText& d, const std::vector<ScriptClass>& classes, size_t k,
+                 int letter_gap) {
+  const ScriptClass a = classes[k - 1];
+  const ScriptClass b = classes[k];
   if (IsLatin(a) && IsLatin(b))
     return d.space_before[k] >= kWordSpaceEvidence && d.blanks_before[k] > letter_gap;
   // Mixed lines space Latin words and numbers from the CJK text around them ("使用 Shift 输入");
@@ -60,7 +70,8 @@ void InsertWordSpaces(DecodedText& decoded) {
       decoded.space_before.size() != n || decoded.blanks_before.size() != n) {
     return;  // not from CtcGreedyDecode: nothing to go by
   }
-  const int letter_gap = LetterGap(decoded);
+  const std::vector<ScriptClass> classes = Classes(decoded);
+  const int letter_gap = LetterGap(decoded, classes);
   DecodedText out;
   out.confidence = decoded.confidence;
   out.column_width = decoded.column_width;
@@ -84,7 +95,7 @@ void InsertWordSpaces(DecodedText& decoded) {
       last_is_space = true;
       continue;
     }
-    if (!last_is_space && IsWordSpace(decoded, k, letter_gap)) {
+    if (!last_is_space && IsWordSpace(decoded, classes, k, letter_gap)) {
       append(" ", decoded.columns[k], decoded.space_before[k], 0.0f, 0);
     }
     append(text, decoded.columns[k], decoded.char_confidences[k], decoded.space_before[k],
