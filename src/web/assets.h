@@ -1,4 +1,4 @@
-// The Web UI's static files (index.html, app.js, style.css), embedded at build time by
+// The Web UI's static files (index.html, its ES modules and stylesheets), embedded at build time by
 // cmake/EmbedAssets.cmake into a generated .cpp in the build tree. Thread-safe: the table is
 // immutable and constant-initialised.
 #pragma once
