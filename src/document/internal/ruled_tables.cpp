@@ -1,0 +1,125 @@
+// Ruled tables: rulings that cross or touch into connected regions (RuledRegions), and a
+// region's grid and table (RuledTable), with text boundaries on an axis the rulings leave open.
+//
+// Thresholds are in units of the page's median line height (h), as in layout.cpp.
+#include "document/internal/ruled_tables.h"
+
+#include <algorithm>
+#include <cstddef>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "document/internal/disjoint_sets.h"
+#include "document/internal/table_cells.h"
+#include "document/internal/table_header.h"
+
+namespace ocr::document::internal {
+namespace {
+
+// `bounds` (ascending) with `low` and `high` added as its outer edges unless a boundary is
+// already there.
+std::vector<float> WithEdges(std::vector<float> bounds, float low, float high, float touch) {
+  if (bounds.empty() || bounds.front() > low + touch) {
+    bounds.insert(bounds.begin(), low);
+  }
+  if (bounds.back() < high - touch) {
+    bounds.push_back(high);
+  }
+  return bounds;
+}
+
+}  // namespace
+
+std::vector<RuledRegion> RuledRegions(std::span<const Ruling> rulings, float h) {
+  const float touch = kTouch * h + 2.0F;
+  DisjointSets sets(rulings.size());
+  for (std::size_t i = 0; i < rulings.size(); ++i) {
+    for (std::size_t j = i + 1; j < rulings.size(); ++j) {
+      const Ruling& a = rulings[i];
+      const Ruling& b = rulings[j];
+      if (a.Horizontal() == b.Horizontal()) {
+        continue;
+      }
+      const Ruling& hr = a.Horizontal() ? a : b;
+      const Ruling& vr = a.Horizontal() ? b : a;
+      if (vr.x0 >= hr.x0 - touch && vr.x0 <= hr.x1 + touch && hr.y0 >= vr.y0 - touch &&
+          hr.y0 <= vr.y1 + touch) {
+        sets.Unite(i, j);
+      }
+    }
+  }
+  std::vector<std::optional<RuledRegion>> by_root(rulings.size());
+  for (std::size_t i = 0; i < rulings.size(); ++i) {
+    std::optional<RuledRegion>& region = by_root[sets.Find(i)];
+    const Ruling& r = rulings[i];
+    if (!region) {
+      region = RuledRegion{Box{r.x0, r.y0, r.x1, r.y1}, {}, {}};
+    }
+    region->box.left = std::min(region->box.left, r.x0);
+    region->box.top = std::min(region->box.top, r.y0);
+    region->box.right = std::max(region->box.right, r.x1);
+    region->box.bottom = std::max(region->box.bottom, r.y1);
+    (r.Horizontal() ? region->horizontal : region->vertical).push_back(r);
+  }
+  std::vector<RuledRegion> out;
+  for (std::optional<RuledRegion>& region : by_root) {
+    if (region && region->horizontal.size() >= 2 && region->vertical.size() >= 2) {
+      out.push_back(std::move(*region));
+    }
+  }
+  return out;
+}
+
+std::optional<Table> RuledTable(const RuledRegion& region, const std::vector<LineGeom>& lines,
+                                std::span<const std::string> texts, float h) {
+  const float touch = kTouch * h + 2.0F;
+  Grid grid;
+  std::vector<float> xs;
+  for (const Ruling& r : region.vertical) {
+    xs.push_back(r.x0);
+  }
+  std::vector<float> ys;
+  for (const Ruling& r : region.horizontal) {
+    ys.push_back(r.y0);
+  }
+  grid.xs = WithEdges(Cluster(std::move(xs), touch), region.box.left, region.box.right, touch);
+  grid.ys = WithEdges(Cluster(std::move(ys), touch), region.box.top, region.box.bottom, touch);
+  if (lines.empty()) {
+    return std::nullopt;
+  }
+  grid.ruled_columns = grid.xs.size() >= 3;
+  grid.ruled_rows = grid.ys.size() >= 3;
+  if (!grid.ruled_columns) {
+    std::vector<float> gutters = Gutters(lines, grid.xs.front(), grid.xs.back(), 0, h);
+    gutters.insert(gutters.begin(), grid.xs.front());
+    gutters.push_back(grid.xs.back());
+    grid.xs = std::move(gutters);
+  }
+  if (!grid.ruled_rows) {
+    grid.ys = TextRowBounds(lines, grid.xs, grid.ys.front(), grid.ys.back(), h);
+  }
+  if (grid.xs.size() < 3 || grid.ys.size() < 3) {
+    return std::nullopt;
+  }
+  std::optional<Table> built = BuildTable(grid, lines, region.horizontal, region.vertical, h);
+  if (!built) {
+    return std::nullopt;
+  }
+  Table& table = *built;
+  std::vector<int> cells_in_row(static_cast<std::size_t>(table.row_count), 0);
+  for (const TableCell& cell : table.cells) {
+    cells_in_row[static_cast<std::size_t>(cell.row)] += cell.rows.empty() ? 0 : 1;
+  }
+  const auto rows_of_cells =
+      std::count_if(cells_in_row.begin(), cells_in_row.end(), [](int n) { return n >= 2; });
+  if (rows_of_cells < 2) {
+    return std::nullopt;  // a frame around a paragraph, a form's boxes, buttons, a diagram
+  }
+  table.header_rows = HeaderRows(table, texts, false);
+  return built;
+}
+
+}  // namespace ocr::document::internal

@@ -1,0 +1,135 @@
+// A table grid's boundaries from positions and from text: clustering of positions, the interval
+// of a position, the gutters between columns of lines and the text rows with wrapped cells
+// merged into the row above.
+//
+// Thresholds are in units of the page's median line height (h), as in layout.cpp.
+#include "document/internal/table_grid.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <numeric>
+#include <utility>
+#include <vector>
+
+namespace ocr::document::internal {
+namespace {
+
+// A gutter (a vertical channel of whitespace through a table's rows) is at least this wide.
+constexpr float kMinGutter = 0.6F;
+
+// Lines of one cell set alike have their left, centre or right edges this close (detector
+// jitter).
+constexpr float kWrapAlign = 0.5F;
+
+}  // namespace
+
+std::vector<float> Cluster(std::vector<float> values, float tolerance) {
+  std::sort(values.begin(), values.end());
+  std::vector<float> out;
+  std::size_t begin = 0;
+  while (begin < values.size()) {
+    std::size_t end = begin + 1;
+    while (end < values.size() && values[end] - values[end - 1] <= tolerance) {
+      ++end;
+    }
+    out.push_back(std::accumulate(values.begin() + static_cast<std::ptrdiff_t>(begin),
+                                  values.begin() + static_cast<std::ptrdiff_t>(end), 0.0F) /
+                  static_cast<float>(end - begin));
+    begin = end;
+  }
+  return out;
+}
+
+int IntervalOf(const std::vector<float>& bounds, float v) {
+  if (bounds.size() < 3) {
+    return 0;
+  }
+  const auto it = std::upper_bound(bounds.begin(), bounds.end(), v);
+  const auto i = static_cast<int>(it - bounds.begin()) - 1;
+  return std::clamp(i, 0, static_cast<int>(bounds.size()) - 2);
+}
+
+std::vector<float> Gutters(const std::vector<LineGeom>& lines, float left, float right,
+                           std::size_t allowed_crossers, float h) {
+  std::vector<std::pair<float, int>> events;
+  events.reserve(lines.size() * 2);
+  for (const LineGeom& g : lines) {
+    events.emplace_back(g.left, +1);
+    events.emplace_back(g.right, -1);
+  }
+  std::sort(events.begin(), events.end());
+  std::vector<float> out;
+  int count = 0;
+  float open = 0;  // start of the current low-coverage run, once a line has ended before it
+  bool is_open = false;
+  for (const auto& [x, delta] : events) {
+    const bool was_low = count <= static_cast<int>(allowed_crossers);
+    count += delta;
+    const bool low = count <= static_cast<int>(allowed_crossers);
+    if (!was_low && low) {
+      open = x;
+      is_open = true;
+    } else if (was_low && !low && is_open) {
+      if (x - open >= kMinGutter * h && open > left && x < right) {
+        out.push_back((open + x) / 2);
+      }
+      is_open = false;
+    }
+  }
+  return out;
+}
+
+bool Aligned(const LineGeom& a, const LineGeom& b, float h) {
+  return std::abs(a.left - b.left) <= kWrapAlign * h ||
+         std::abs(a.CenterX() - b.CenterX()) <= kWrapAlign * h ||
+         std::abs(a.right - b.right) <= kWrapAlign * h;
+}
+
+std::vector<float> TextRowBounds(const std::vector<LineGeom>& lines, const std::vector<float>& xs,
+                                 float top, float bottom, float h) {
+  std::vector<std::vector<LineGeom>> rows = GroupRows(lines);
+  const std::size_t columns = xs.size() - 1;
+  std::vector<std::vector<LineGeom>> merged;
+  for (std::vector<LineGeom>& row : rows) {
+    if (!merged.empty()) {
+      const std::vector<LineGeom>& above = merged.back();
+      float above_bottom = above.front().Bottom();
+      for (const LineGeom& g : above) {
+        above_bottom = std::max(above_bottom, g.Bottom());
+      }
+      float row_top = row.front().Top();
+      for (const LineGeom& g : row) {
+        row_top = std::min(row_top, g.Top());
+      }
+      bool continues = row_top - above_bottom < kWrapGap * h && 2 * row.size() < columns;
+      for (const LineGeom& g : row) {
+        continues =
+            continues && std::any_of(above.begin(), above.end(), [&](const LineGeom& a) {
+              return IntervalOf(xs, a.CenterX()) == IntervalOf(xs, g.CenterX()) && Aligned(a, g, h);
+            });
+      }
+      if (continues) {
+        merged.back().insert(merged.back().end(), row.begin(), row.end());
+        continue;
+      }
+    }
+    merged.push_back(std::move(row));
+  }
+  std::vector<float> ys = {top};
+  for (std::size_t i = 0; i + 1 < merged.size(); ++i) {
+    float bottom_i = -1e30F;
+    for (const LineGeom& g : merged[i]) {
+      bottom_i = std::max(bottom_i, g.Bottom());
+    }
+    float top_next = 1e30F;
+    for (const LineGeom& g : merged[i + 1]) {
+      top_next = std::min(top_next, g.Top());
+    }
+    ys.push_back((bottom_i + top_next) / 2);
+  }
+  ys.push_back(bottom);
+  return ys;
+}
+
+}  // namespace ocr::document::internal

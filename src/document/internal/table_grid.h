@@ -1,0 +1,62 @@
+// A table's grid, shared by the files of table finding: the grid's boundaries and the box of a
+// region, the tolerances the files share, and the boundaries found from positions and from text
+// (clustered positions, the gutters between columns of lines, the text rows with wrapped cells
+// merged). Defined in internal/table_grid.cpp.
+//
+// Thresholds are in units of the page's median line height (h), as in layout.cpp.
+// Thread-safety: pure functions.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "document/line_geometry.h"
+
+namespace ocr::document::internal {
+
+// Rulings within this distance of each other (or of a crossing) touch; positions this close are
+// one boundary. Covers antialiasing, a doubled border and detector jitter, far below a row.
+inline constexpr float kTouch = 0.35F;
+
+// A text row closer than this to the row above, holding lines in fewer than half of the columns,
+// each set like a line above it in its column (left, centre or right edges aligned), continues
+// wrapped cells instead of starting a row. Lines of one cell are set with their leading (0 to
+// 0.3 h apart once the detector has padded the boxes); rows of a table with padding on both sides.
+inline constexpr float kWrapGap = 0.4F;
+
+struct Box {
+  float left = 0;
+  float top = 0;
+  float right = 0;
+  float bottom = 0;
+};
+
+// The grid of one table region before validation.
+struct Grid {
+  std::vector<float> xs;  // column boundaries, outer edges included
+  std::vector<float> ys;  // row boundaries, outer edges included
+  bool ruled_columns = false;
+  bool ruled_rows = false;
+};
+
+// Sorted positions with those closer than `tolerance` merged into their mean.
+std::vector<float> Cluster(std::vector<float> values, float tolerance);
+
+// Index of the interval of `bounds` (ascending boundaries, outer edges included) holding `v`,
+// clamped to the first and last interval (0 when there is one interval or none).
+int IntervalOf(const std::vector<float>& bounds, float v);
+
+// Boundaries (centres of gutters) between the columns of `lines` within [left, right]: vertical
+// whitespace channels at least kMinGutter wide that at most `allowed_crossers` lines cross.
+std::vector<float> Gutters(const std::vector<LineGeom>& lines, float left, float right,
+                           std::size_t allowed_crossers, float h);
+
+// Whether two lines of one column are set alike: left, centre or right edges within kWrapAlign.
+bool Aligned(const LineGeom& a, const LineGeom& b, float h);
+
+// Text rows of `lines`, with rows that only continue wrapped cells (given column boundaries `xs`)
+// merged into the row above; returns the row boundaries, outer edges included.
+std::vector<float> TextRowBounds(const std::vector<LineGeom>& lines, const std::vector<float>& xs,
+                                 float top, float bottom, float h);
+
+}  // namespace ocr::document::internal
