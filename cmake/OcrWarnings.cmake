@@ -1,6 +1,6 @@
 # ocr_set_warnings(target [STRICT]): the project's warning set; -Werror when OCR_WERROR is on (CI).
-#   STRICT  adds -Wconversion -Wold-style-cast (STYLE §10), for the modules whose code is clean
-#           under them. Clang's -Wconversion includes -Wsign-conversion; GCC's does not.
+#   STRICT  adds -Wconversion -Wold-style-cast (STYLE §10); every module of src/ builds with it
+#           (tests do not). Clang's -Wconversion includes -Wsign-conversion; GCC's does not.
 # Clang builds (asan, tsan, tidy) also check the locking annotations of common/mutex.h.
 function(ocr_set_warnings target)
   cmake_parse_arguments(W "STRICT" "" "" ${ARGN})

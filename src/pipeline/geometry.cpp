@@ -16,20 +16,20 @@ Quad OrderClockwise(const Quad& quad) {
   const float cx = (quad[0].x + quad[1].x + quad[2].x + quad[3].x) / 4.0f;
   const float cy = (quad[0].y + quad[1].y + quad[2].y + quad[3].y) / 4.0f;
   // With y pointing down, increasing atan2 angle is clockwise on screen.
-  std::array<int, 4> idx = {0, 1, 2, 3};
+  std::array<size_t, 4> idx = {0, 1, 2, 3};
   std::array<float, 4> angle{};
-  for (int i = 0; i < 4; ++i)
+  for (size_t i = 0; i < 4; ++i)
     angle[i] = std::atan2(quad[i].y - cy, quad[i].x - cx);
-  std::sort(idx.begin(), idx.end(), [&](int a, int b) { return angle[a] < angle[b]; });
+  std::sort(idx.begin(), idx.end(), [&](size_t a, size_t b) { return angle[a] < angle[b]; });
   Quad cw;
-  for (int i = 0; i < 4; ++i)
+  for (size_t i = 0; i < 4; ++i)
     cw[i] = quad[idx[i]];
 
   // Start at the corner whose outgoing edge is most rightward (the top edge of the text). On a
   // tie (a box at 45 degrees) prefer the edge that rises, as text baselines usually do.
-  int start = 0;
+  size_t start = 0;
   float best = -2.0f;
-  for (int i = 0; i < 4; ++i) {
+  for (size_t i = 0; i < 4; ++i) {
     const Point& a = cw[i];
     const Point& b = cw[(i + 1) % 4];
     const float len = EdgeLength(a, b);
@@ -42,7 +42,7 @@ Quad OrderClockwise(const Quad& quad) {
     }
   }
   Quad out;
-  for (int i = 0; i < 4; ++i)
+  for (size_t i = 0; i < 4; ++i)
     out[i] = cw[(start + i) % 4];
   return out;
 }

@@ -43,7 +43,7 @@ void NormalizeToPlanes(const cv::Mat& image, const Normalization& norm, int plan
   const size_t plane = static_cast<size_t>(plane_width) * static_cast<size_t>(plane_height);
   // (x * scale - mean) / std == x * a + b, computed once per channel.
   float a[3], b[3];
-  for (int c = 0; c < 3; ++c) {
+  for (size_t c = 0; c < 3; ++c) {
     a[c] = norm.scale / norm.std[c];
     b[c] = -norm.mean[c] / norm.std[c];
   }

@@ -40,7 +40,7 @@ MiniBox GetMiniBox(const std::vector<PointT>& contour) {
   }
   MiniBox box;
   const int order[4] = {i1, i2, i3, i4};
-  for (int k = 0; k < 4; ++k)
+  for (size_t k = 0; k < 4; ++k)
     box.quad[k] = {pts[order[k]].x, pts[order[k]].y};
   box.short_side = std::min(rect.size.width, rect.size.height);
   return box;
@@ -48,7 +48,7 @@ MiniBox GetMiniBox(const std::vector<PointT>& contour) {
 
 double PolygonArea(const Quad& q) {
   double a = 0;
-  for (int i = 0; i < 4; ++i) {
+  for (size_t i = 0; i < 4; ++i) {
     const Point& p = q[i];
     const Point& n = q[(i + 1) % 4];
     a += static_cast<double>(p.x) * n.y - static_cast<double>(n.x) * p.y;
@@ -58,7 +58,7 @@ double PolygonArea(const Quad& q) {
 
 double PolygonPerimeter(const Quad& q) {
   double l = 0;
-  for (int i = 0; i < 4; ++i) {
+  for (size_t i = 0; i < 4; ++i) {
     l += std::hypot(static_cast<double>(q[i].x - q[(i + 1) % 4].x),
                     static_cast<double>(q[i].y - q[(i + 1) % 4].y));
   }
@@ -148,7 +148,7 @@ std::vector<Quad> DbPostprocess(const cv::Mat& prob, int src_width, int src_heig
     if (grown.short_side < static_cast<float>(options.min_size + 2))
       continue;
     Quad box;
-    for (int k = 0; k < 4; ++k) {
+    for (size_t k = 0; k < 4; ++k) {
       // np.round rounds halves to even, as nearbyint does in the default rounding mode.
       box[k].x = std::clamp(std::nearbyint(grown.quad[k].x / width * static_cast<float>(src_width)),
                             0.0f, static_cast<float>(src_width));

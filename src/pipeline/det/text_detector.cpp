@@ -70,10 +70,12 @@ void StretchLowContrast(cv::Mat& image) {
   // a stray dark border).
   const auto outliers = static_cast<std::int64_t>(gray.total() / 200);
   int lo = 0;
-  for (std::int64_t seen = histogram[0]; lo < 255 && seen <= outliers; seen += histogram[++lo]) {
+  for (std::int64_t seen = histogram[0]; lo < 255 && seen <= outliers;
+       seen += histogram[static_cast<size_t>(++lo)]) {
   }
   int hi = 255;
-  for (std::int64_t seen = histogram[255]; hi > 0 && seen <= outliers; seen += histogram[--hi]) {
+  for (std::int64_t seen = histogram[255]; hi > 0 && seen <= outliers;
+       seen += histogram[static_cast<size_t>(--hi)]) {
   }
   const int range = hi - lo;
   if (range < 8 || range >= kLowContrastRange)
