@@ -1,6 +1,7 @@
 // The HTTP API under fuzz, shared by json_fuzz and http_fuzz: the default model set
-// (models/ppocrv4) loaded once per fuzz process, an Api over it with small limits, and the
-// checks every reply must pass whatever the request was.
+// (models/ppocrv4) loaded once per fuzz process, the server's Service (http/service.h, assembled
+// as `serve` assembles it) over it with small limits, and the checks every reply must pass
+// whatever the request was.
 // Thread-safety: none needed (libFuzzer runs one input at a time on one thread).
 #pragma once
 
@@ -21,7 +22,7 @@
 #include "engine/ort_model.h"
 #include "fuzz_support.h"
 #include "http/api.h"
-#include "http/metrics.h"
+#include "http/service.h"
 #include "jobs/job_store.h"
 #include "pipeline/model_set.h"
 #include "pipeline/pipeline.h"
@@ -33,25 +34,27 @@ namespace ocr::fuzz {
 // Small limits keep the work of one input short: an accepted image has at most 256 x 256
 // pixels, a PDF at most 2 pages rendered at 18 dpi (an A4 page is 149 x 211 pixels). The memory
 // budget is large enough for anything those limits let through, so every document's estimate is
-// computed from its hostile header and OCR still runs.
+// computed from its hostile header and OCR still runs. A finished job expires at once, so the
+// budget is whole again after each input.
 inline http::ServerConfig FuzzServerConfig() {
   http::ServerConfig config;
   config.limits.max_image_pixels = 256 * 256;
   config.limits.max_pages = 2;
   config.limits.pdf_dpi = 18;
+  config.memory_budget_bytes = std::int64_t{4} << 30;
+  config.jobs.ttl = std::chrono::seconds(0);
   return config;
 }
 
-inline constexpr std::int64_t kMemoryBudgetBytes = std::int64_t{4} << 30;
-
-// The Api over the default set, that set as a worker group would hold it, and the Api's memory
-// budget. Loads on first use and lives until the process exits; aborts if the set does not load
-// (scripts/bootstrap installs it).
+// The service over the default set (one worker group of one background worker, for jobs and
+// streams), that set as its group holds it, and the parts the checks look at. Loads on first use
+// and lives until the process exits; aborts if the set does not load (scripts/bootstrap
+// installs it).
 struct FuzzApi {
   const http::Api& api;
   std::span<const pipeline::Pipeline* const> pipelines;
   const sched::MemoryBudget& budget;
-  jobs::JobStore& jobs;  // jobs and streams run on one background worker
+  jobs::JobStore& jobs;  // jobs and streams
 };
 
 inline FuzzApi SharedApi() {
@@ -59,12 +62,8 @@ inline FuzzApi SharedApi() {
     engine::Runtime runtime;
     std::unique_ptr<pipeline::ModelSet> models;
     std::unique_ptr<pipeline::Pipeline> pipeline;
-    std::vector<const pipeline::Pipeline*> pipelines;
-    sched::MemoryBudget budget{kMemoryBudgetBytes};
-    std::unique_ptr<http::Metrics> metrics;
     std::unique_ptr<sched::Scheduler> scheduler;
-    std::unique_ptr<jobs::JobStore> jobs;
-    std::unique_ptr<http::Api> api;
+    std::unique_ptr<http::Service> service;
   };
 
   static Loaded* loaded = [] {
@@ -78,23 +77,17 @@ inline FuzzApi SharedApi() {
     }
     l->models = std::move(set).value();
     l->pipeline = std::make_unique<pipeline::Pipeline>(*l->models);
-    l->pipelines = {l->pipeline.get()};
-    l->metrics = std::make_unique<http::Metrics>([] { return http::Metrics::Gauges{}; });
     auto scheduler = sched::Scheduler::Start({sched::WorkerGroupPlan{0, {-1}}},
                                              sched::SchedulerConfig{8, /*pin_threads=*/false});
     OCR_FUZZ_CHECK(scheduler.ok());
     l->scheduler = std::move(scheduler).value();
-    // A finished job expires at once, so the budget is whole again after each input.
-    jobs::JobLimits limits;
-    limits.ttl = std::chrono::seconds(0);
-    l->jobs = std::make_unique<jobs::JobStore>(
-        limits, jobs::PageWorkers{l->scheduler.get(), {l->pipelines}, {}}, 1);
-    l->api = std::make_unique<http::Api>(
-        FuzzServerConfig(), http::ServingFacts{}, &l->budget, l->pipelines, *l->metrics,
-        http::Api::State{[] { return false; }, [] { return false; }}, *l->jobs);
+    l->service = std::make_unique<http::Service>(
+        FuzzServerConfig(), *l->scheduler,
+        std::vector<std::vector<const pipeline::Pipeline*>>{{l->pipeline.get()}});
     return l;
   }();
-  return {*loaded->api, loaded->pipelines, loaded->budget, *loaded->jobs};
+  http::Service& service = *loaded->service;
+  return {service.api(), service.pipelines(0), service.memory_budget(), service.local_jobs()};
 }
 
 // Runs a route's work to completion on this thread, as a worker would whose deadline never
@@ -112,7 +105,7 @@ inline void FinishJobs(const FuzzApi& fuzz_api, http::Reply& reply) {
     reply.stream->Abort();
     reply.stream.reset();
   }
-  fuzz_api.jobs.CancelAll(Status(StatusCode::kCancelled, "end of the fuzz input"));
+  fuzz_api.jobs.Abandon(Status(StatusCode::kCancelled, "end of the fuzz input"));
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
   while (fuzz_api.jobs.unfinished() > 0 || fuzz_api.budget.reserved() > 0) {
     OCR_FUZZ_CHECK(std::chrono::steady_clock::now() < deadline);

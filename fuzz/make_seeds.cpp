@@ -240,6 +240,10 @@ int main(int argc, char** argv) {
   seeds.Add("redis_fuzz",
             R"([0,10,20,false,[["a",1,[0,0,9,0,9,5,0,5],[]],["b",1,[20,0,29,0,29,5,20,5],[]]],)"
             R"([[3,[0,0,29,5],[],0,false,[1,2,0,[0,0,29,5],[[0,0,1,1,[[0]]],[0,1,1,1,[[1]]]]]]]])");
+  seeds.Add("redis_fuzz", R"({"model":"ppocrv4","format":"markdown","paginate":true,"cls":false,)"
+                          R"("drop_score":0.6,"word_boxes":true,"det_limit_side_len":1280,)"
+                          R"("det_limit_type":"min","text_normalization":false,"force_ocr":true,)"
+                          R"("page_range":"0-2","page_vote":false,"stretch_contrast":true})");
 
   std::printf("make_fuzz_seeds: %d seeds in %s\n", seeds.count(), argv[1]);
   return 0;

@@ -1,14 +1,15 @@
 // Fuzz target for the hand-written decoders of the shared job store (jobs/): ParseRedisUrl (the
 // --redis URL) either fails with kInvalidArgument without echoing a password, or gives an endpoint
 // whose URL parses back to the same endpoint and whose Redacted() form never shows the password;
-// DecodePage (a page as stored in Redis) either fails with kInternal or gives a page that
-// encodes and decodes back to the same encoding.
+// DecodePage (a page as stored in Redis) and DecodeJobSpec (a job's spec) either fail with
+// kInternal or give a value that encodes and decodes back to the same encoding.
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
 
 #include "fuzz_support.h"
+#include "jobs/job_spec_codec.h"
 #include "jobs/page_codec.h"
 #include "jobs/redis_client.h"
 
@@ -45,16 +46,19 @@ void CheckUrl(std::string_view input) {
                  again->password == endpoint->password && again->db == endpoint->db);
 }
 
-void CheckPage(std::string_view input) {
-  const auto page = ocr::jobs::DecodePage(input);
-  if (!page.ok()) {
-    OCR_FUZZ_CHECK(page.status().code() == ocr::StatusCode::kInternal);
+// A decoder of stored values either fails with kInternal or gives a value that encodes and
+// decodes back to the same encoding.
+template <typename Decode, typename Encode>
+void CheckRoundTrip(std::string_view input, Decode decode, Encode encode) {
+  const auto value = decode(input);
+  if (!value.ok()) {
+    OCR_FUZZ_CHECK(value.status().code() == ocr::StatusCode::kInternal);
     return;
   }
-  const std::string encoded = ocr::jobs::EncodePage(*page);
-  const auto again = ocr::jobs::DecodePage(encoded);
+  const std::string encoded = encode(*value);
+  const auto again = decode(encoded);
   OCR_FUZZ_CHECK(again.ok());
-  OCR_FUZZ_CHECK(ocr::jobs::EncodePage(*again) == encoded);
+  OCR_FUZZ_CHECK(encode(*again) == encoded);
 }
 
 }  // namespace
@@ -67,6 +71,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const auto secret =
       ocr::jobs::ParseRedisUrl("redis://:" + std::string(kSecret) + "@" + std::string(input));
   OCR_FUZZ_CHECK(secret.ok() || secret.status().message().find(kSecret) == std::string::npos);
-  CheckPage(input);
+  CheckRoundTrip(input, ocr::jobs::DecodePage, ocr::jobs::EncodePage);
+  CheckRoundTrip(input, ocr::jobs::DecodeJobSpec, ocr::jobs::EncodeJobSpec);
   return 0;
 }

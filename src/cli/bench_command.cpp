@@ -34,7 +34,7 @@ namespace ocr::cli {
 CLI::App* AddBenchCommand(CLI::App& app, BenchOptions& o) {
   CLI::App* cmd = app.add_subcommand(
       "bench", "Measure throughput, latency, stage times and pipeline efficiency in-process");
-  AddInputFlags(*cmd, o.input);
+  AddInputFlags(*cmd, o.input, document::kServerFlag);
   AddWorkerFlags(*cmd, o.workers);
   cmd->add_option("--images", o.images, "Folder of images to OCR (JPEG, PNG, WebP, BMP, TIFF)")
       ->required()
@@ -430,7 +430,7 @@ int Bench(const BenchOptions& o) {
     return Fail(started.status(), kExitModelsFailed);
   InferenceWorkers& workers = **started;
   BenchContext ctx{o, *inputs, workers, workers.scheduler().worker_count(), {}, {}};
-  ctx.ocr = o.input.Ocr();
+  ctx.ocr = o.input.Options().ocr;
   ctx.ocr.rec = o.rec;
   ctx.limits = {o.duration_s, o.requests};
   return RunBench(ctx, specs->front(), session);

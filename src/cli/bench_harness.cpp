@@ -5,10 +5,11 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
-#include <mutex>
 #include <thread>
+#include <utility>
 
 #include "common/clock.h"
+#include "common/mutex.h"
 #include "sched/process_memory.h"
 
 namespace ocr::cli {
@@ -19,12 +20,20 @@ constexpr double kBytesPerMib = 1024.0 * 1024.0;
 }  // namespace
 
 Level Measure(int concurrency, const LevelLimits& limits, size_t inputs, const RequestFn& request) {
-  Level level;
-  level.concurrency = concurrency;
   const auto count_limit = static_cast<size_t>(std::max(0, limits.requests));
   const size_t rss_every = std::max<size_t>(1, count_limit / 20);
   const double limit_ms = limits.duration_s * 1000.0;
-  std::mutex mu;  // guards `level`
+
+  // What the clients add to, under its lock.
+  struct Shared {
+    Mutex mu;  // guards level
+    Level level GUARDED_BY(mu);
+  } shared;
+
+  {
+    MutexLock lock(&shared.mu);
+    shared.level.concurrency = concurrency;
+  }
   std::atomic<size_t> next{0};
   const double cpu_before = CpuSeconds();
   Stopwatch wall;
@@ -38,7 +47,8 @@ Level Measure(int concurrency, const LevelLimits& limits, size_t inputs, const R
           if (count_limit > 0 ? n >= count_limit : wall.ElapsedMs() > limit_ms)
             return;
           Result<Sample> sample = request(n % inputs);
-          std::lock_guard lock(mu);
+          MutexLock lock(&shared.mu);
+          Level& level = shared.level;
           ++level.requests;
           if (count_limit > 0 && level.requests % rss_every == 0)
             level.rss_mib.push_back(ResidentMib());
@@ -50,6 +60,8 @@ Level Measure(int concurrency, const LevelLimits& limits, size_t inputs, const R
       });
     }
   }
+  MutexLock lock(&shared.mu);  // the clients are joined; taken for the analysis
+  Level level = std::move(shared.level);
   level.wall_s = wall.ElapsedMs() / 1000.0;
   level.cpu_s = CpuSeconds() - cpu_before;
   return level;

@@ -1,22 +1,38 @@
 #include "cli/bench_workload.h"
 
-#include <mutex>
+#include "common/mutex.h"
 
 namespace ocr::cli {
 namespace {
 
+// Where the recording models of one set put the calls of the image being recorded.
+class CallRecorder {
+ public:
+  void Record(ModelCall call) EXCLUDES(mu_) {
+    MutexLock lock(&mu_);
+    sink_->push_back(std::move(call));
+  }
+
+  // The calls from now on go to `sink`. REQUIRES: it outlives the calls recorded into it.
+  void RecordInto(std::vector<ModelCall>* sink) EXCLUDES(mu_) {
+    MutexLock lock(&mu_);
+    sink_ = sink;
+  }
+
+ private:
+  Mutex mu_;  // guards sink_ and what it points to
+  std::vector<ModelCall>* sink_ GUARDED_BY(mu_) PT_GUARDED_BY(mu_) = nullptr;
+};
+
 // Forwards to a real model and keeps a copy of every input.
 class RecordingModel final : public engine::Model {
  public:
-  RecordingModel(const engine::Model& inner, ModelRole role, std::vector<ModelCall>*& sink)
-      : inner_(inner), role_(role), sink_(sink) {}
+  RecordingModel(const engine::Model& inner, ModelRole role, CallRecorder& recorder)
+      : inner_(inner), role_(role), recorder_(recorder) {}
 
   Result<engine::Tensor> Run(const engine::Tensor& input,
                              const std::stop_token& stop) const override {
-    {
-      std::lock_guard lock(mu_);
-      sink_->push_back({role_, input});
-    }
+    recorder_.Record({role_, input});
     return inner_.Run(input, stop);
   }
 
@@ -29,8 +45,7 @@ class RecordingModel final : public engine::Model {
  private:
   const engine::Model& inner_;
   const ModelRole role_;
-  std::vector<ModelCall>*& sink_;  // the current image's calls
-  mutable std::mutex mu_;
+  CallRecorder& recorder_;
 };
 
 const engine::Model* ModelFor(const pipeline::ModelSet& models, ModelRole role) {
@@ -50,7 +65,7 @@ const engine::Model* ModelFor(const pipeline::ModelSet& models, ModelRole role) 
 Result<Workload> RecordWorkload(const pipeline::ModelSet& models, std::span<const cv::Mat> images,
                                 const pipeline::OcrOptions& options) {
   Workload workload;
-  std::vector<ModelCall>* sink = nullptr;
+  CallRecorder recorder;
   pipeline::ModelSet recording;
   recording.name = models.name;
   recording.dir = models.dir;
@@ -59,15 +74,14 @@ Result<Workload> RecordWorkload(const pipeline::ModelSet& models, std::span<cons
   recording.cls_width = models.cls_width;
   recording.rec_height = models.rec_height;
   recording.rec_width = models.rec_width;
-  recording.det = std::make_unique<RecordingModel>(*models.det, ModelRole::kDet, sink);
-  recording.rec = std::make_unique<RecordingModel>(*models.rec, ModelRole::kRec, sink);
+  recording.det = std::make_unique<RecordingModel>(*models.det, ModelRole::kDet, recorder);
+  recording.rec = std::make_unique<RecordingModel>(*models.rec, ModelRole::kRec, recorder);
   if (models.cls)
-    recording.cls = std::make_unique<RecordingModel>(*models.cls, ModelRole::kCls, sink);
+    recording.cls = std::make_unique<RecordingModel>(*models.cls, ModelRole::kCls, recorder);
   const pipeline::Pipeline pipe(recording);
   workload.images.resize(images.size());
   for (size_t i = 0; i < images.size(); ++i) {
-    // The recording models read `sink` through the reference they hold.
-    sink = &workload.images[i];  // NOLINT(clang-analyzer-deadcode.DeadStores)
+    recorder.RecordInto(&workload.images[i]);
     OCR_RETURN_IF_ERROR(pipe.Run(images[i], options).status());
   }
   return workload;

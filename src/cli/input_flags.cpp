@@ -5,16 +5,45 @@
 #include "common/text.h"
 
 namespace ocr::cli {
+namespace {
 
-pipeline::OcrOptions InputFlags::Ocr() const {
-  pipeline::OcrOptions o = ocr;
-  o.det.limit_type =
-      pipeline::ParseLimitType(AsciiLower(det_limit_type)).value_or(o.det.limit_type);
-  o.text_normalization = AsciiLower(text_normalization) != "off";
-  return o;
+// "det_limit_side_len" -> "ONNXOCR_DET_LIMIT_SIDE_LEN".
+std::string EnvName(std::string_view flag) {
+  std::string env = "ONNXOCR_";
+  for (const char c : flag)
+    env += c == '-' ? '_' : static_cast<char>(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c);
+  return env;
 }
 
-void AddInputFlags(CLI::App& cmd, InputFlags& f) {
+// Checks a flag's text with the option's own rule (and lower-cases a choice, as flags always
+// took any case).
+CLI::Validator RuleOf(const document::RequestOption& option) {
+  return CLI::Validator(
+      [&option](std::string& text) -> std::string {
+        if (option.kind == document::OptionKind::kChoice)
+          text = AsciiLower(text);
+        const Result<document::OptionValue> value = document::ParseOptionText(option, text);
+        return value.ok() ? std::string() : document::OptionRule(option, "the value");
+      },
+      "");
+}
+
+}  // namespace
+
+document::DocumentOptions InputFlags::Options(document::DocumentOptions base) const {
+  for (const auto& [option, flag] : flags) {
+    if (flag->count() == 0)
+      continue;
+    const auto text = values.find(option->name);
+    const Result<document::OptionValue> value = document::ParseOptionText(*option, text->second);
+    if (value.ok())
+      option->set(base, *value);
+  }
+  base.limits = limits;
+  return base;
+}
+
+void AddInputFlags(CLI::App& cmd, InputFlags& f, unsigned where) {
   cmd.add_option("--models", f.models, "Model set NAME=DIR (repeatable; first is the default)")
       ->envname("ONNXOCR_MODELS")
       ->delimiter(',');
@@ -31,24 +60,44 @@ void AddInputFlags(CLI::App& cmd, InputFlags& f) {
       ->envname("ONNXOCR_PDF_DPI")
       ->check(CLI::Range(36.0, 1200.0))
       ->capture_default_str();
-  cmd.add_option("--det-limit-side-len", f.ocr.det.limit_side_len,
-                 "Detection resolution: the side --det-limit-type bounds, in pixels")
-      ->envname("ONNXOCR_DET_LIMIT_SIDE_LEN")
-      ->check(CLI::Range(pipeline::kMinDetLimitSideLen, pipeline::kMaxDetSide))
-      ->capture_default_str();
-  cmd.add_option("--det-limit-type", f.det_limit_type,
-                 "max: shrink the longer side to the limit (the reference's); min: grow the "
-                 "shorter side to it (PaddleOCR 3.x's); auto: max, then again finer where the text "
-                 "is small")
-      ->envname("ONNXOCR_DET_LIMIT_TYPE")
-      ->check(CLI::IsMember({"max", "min", "auto"}, CLI::ignore_case))
-      ->capture_default_str();
-  cmd.add_option("--text-normalization", f.text_normalization,
-                 "on: write the word spaces the recognizer saw but lost to the blank; off: its raw "
-                 "output, as the reference pipeline gives it")
-      ->envname("ONNXOCR_TEXT_NORMALIZATION")
-      ->check(CLI::IsMember({"on", "off"}, CLI::ignore_case))
-      ->capture_default_str();
+  const document::DocumentOptions defaults;
+  for (const document::RequestOption& option : document::RequestOptions()) {
+    if ((option.where & where) == 0 || option.flag.empty())
+      continue;
+    std::string& text = f.values[std::string(option.name)];
+    const std::string name = "--" + std::string(option.flag);
+    const std::string shown = document::OptionText(option.get(defaults));
+    std::string help(option.help);
+    CLI::Option* flag = nullptr;
+    if (option.kind == document::OptionKind::kBool && !option.flag_value) {
+      // A switch and its negation: --cls / --no-cls.
+      help += shown == "true"
+                  ? " (on by default; --no-" + std::string(option.flag) + " turns it off)"
+                  : " (off by default)";
+      flag = cmd.add_flag(name + ",!--no-" + std::string(option.flag), text, help);
+    } else {
+      flag = cmd.add_option(name, text, help)->check(RuleOf(option));
+      switch (option.kind) {
+        case document::OptionKind::kBool:
+          flag->type_name("on|off")->default_str(shown == "true" ? "on" : "off");
+          break;
+        case document::OptionKind::kNumber:
+          flag->type_name("NUMBER")->default_str(shown);
+          break;
+        case document::OptionKind::kWholeNumber:
+          flag->type_name("INT")->default_str(shown);
+          break;
+        case document::OptionKind::kChoice:
+          flag->type_name(std::string(option.choices))->default_str(shown);
+          break;
+        case document::OptionKind::kText:
+          flag->type_name("TEXT")->default_str(shown);
+          break;
+      }
+    }
+    flag->envname(EnvName(option.flag));
+    f.flags.emplace_back(&option, flag);
+  }
 }
 
 }  // namespace ocr::cli

@@ -35,7 +35,7 @@ class ProgressBar {
  private:
   std::FILE* out_;
   const bool enabled_;
-  Mutex mu_;
+  Mutex mu_;  // guards the members below
   bool drawn_ GUARDED_BY(mu_) = false;
   std::chrono::steady_clock::time_point start_ GUARDED_BY(mu_) = std::chrono::steady_clock::now();
 };

@@ -24,7 +24,7 @@ namespace ocr::cli {
 
 CLI::App* AddRunCommand(CLI::App& app, RunOptions& o) {
   CLI::App* cmd = app.add_subcommand("run", "OCR image files and print the results to stdout");
-  AddInputFlags(*cmd, o.input);
+  AddInputFlags(*cmd, o.input, document::kRunFlag);
   cmd->add_option("files", o.files, "Images (JPEG, PNG, WebP, BMP, TIFF) or PDFs")->required();
   cmd->add_option("--model", o.model, "Model set to use (default: the first)");
   cmd->add_option("--format", o.format, "Output: json, text, markdown or html")
@@ -32,21 +32,13 @@ CLI::App* AddRunCommand(CLI::App& app, RunOptions& o) {
   cmd->add_option("--threads", o.threads, "Inference threads (0 = all usable cores)")
       ->envname("ONNXOCR_THREADS")
       ->check(CLI::Range(0, 4096));
-  cmd->add_flag("--no-cls", o.no_cls, "Skip the text direction classifier");
   cmd->add_flag(
       "--reference", o.reference,
       "Read as the reference pipeline does, line for line: one detection pass at 960 px "
       "without contrast stretch, each line's direction on its own, its recognition batch "
-      "shapes, raw recognizer text (slower; for parity checks; overrides --det-limit-type "
-      "and --text-normalization)");
-  cmd->add_option("--drop-score", o.drop_score, "Drop lines below this confidence")
-      ->check(CLI::Range(0.0, 1.0))
-      ->capture_default_str();
-  cmd->add_flag("--force-ocr", o.force_ocr, "PDFs: OCR every page, even with a text layer");
+      "shapes, raw recognizer text (slower; for parity checks; the reading flags given with "
+      "it apply over it)");
   cmd->add_flag("--paginate", o.paginate, "Separate pages in text, markdown and html output");
-  cmd->add_option("--pages", o.page_range,
-                  "PDFs and multi-page TIFFs: pages to read, from 0, e.g. 0-3,7");
-  cmd->add_flag("--word-boxes", o.word_boxes, "JSON output: each line also lists its words");
   return cmd;
 }
 
@@ -112,14 +104,11 @@ int Run(const RunOptions& o) {
     return kExitModelsFailed;
   }
   const pipeline::Pipeline pipe(**models);
-  document::DocumentOptions doc_options;
-  doc_options.ocr = o.reference ? pipeline::OcrOptions::Reference() : o.input.Ocr();
-  doc_options.ocr.use_cls = !o.no_cls;
-  doc_options.ocr.drop_score = o.drop_score;
-  doc_options.ocr.word_boxes = o.word_boxes;
-  doc_options.force_ocr = o.force_ocr;
-  doc_options.page_range = o.page_range;
-  doc_options.limits = o.input.limits;
+  document::DocumentOptions base;
+  if (o.reference)
+    base.ocr = pipeline::OcrOptions::Reference();
+  const document::DocumentOptions doc_options = o.input.Options(base);
+  const bool word_boxes = doc_options.ocr.word_boxes;
 
   int exit_code = kExitOk;
   nlohmann::json all = nlohmann::json::array();
@@ -139,8 +128,8 @@ int Run(const RunOptions& o) {
       // Images print the JSON form's answer; PDFs and multi-frame TIFFs the multipart form's,
       // with pages.
       all.push_back(is_pdf || doc->page_count > 1
-                        ? http::DocumentResponseJson(*doc, *format, false, seconds, o.word_boxes)
-                        : http::OcrResponseJson(doc->pages.front().lines, seconds, o.word_boxes));
+                        ? http::DocumentResponseJson(*doc, *format, false, seconds, word_boxes)
+                        : http::OcrResponseJson(doc->pages.front().lines, seconds, word_boxes));
     } else {
       if (o.files.size() > 1)
         std::cout << "==> " << path << " <==\n";

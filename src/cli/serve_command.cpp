@@ -26,7 +26,7 @@ namespace ocr::cli {
 
 CLI::App* AddServeCommand(CLI::App& app, ServeOptions& o) {
   CLI::App* cmd = app.add_subcommand("serve", "Serve the HTTP API");
-  AddInputFlags(*cmd, o.input);
+  AddInputFlags(*cmd, o.input, document::kServerFlag);
   cmd->add_option("--host", o.host, "Address to listen on")
       ->envname("ONNXOCR_HOST")
       ->capture_default_str();
@@ -169,7 +169,7 @@ int Serve(const ServeOptions& o) {
   config.port = static_cast<std::uint16_t>(o.port);
   config.max_body_bytes = static_cast<std::uint64_t>(o.max_body_mb) << 20;
   config.limits = o.input.limits;
-  config.ocr = o.input.Ocr();
+  config.options = o.input.Options();
   config.read_timeout = std::chrono::seconds(o.read_timeout);
   config.request_timeout = std::chrono::seconds(o.request_timeout);
   config.max_connections = o.max_connections;

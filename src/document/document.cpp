@@ -3,11 +3,12 @@
 #include <algorithm>
 #include <atomic>
 #include <charconv>
-#include <mutex>
 #include <numeric>
+#include <optional>
 #include <set>
 #include <utility>
 
+#include "common/mutex.h"
 #include "document/text_layer.h"
 #include "image/decode.h"
 #include "pdf/pdf_document.h"
@@ -42,6 +43,19 @@ Result<std::vector<int>> SelectPages(const DocumentOptions& options, int page_co
   return pages;
 }
 
+// Measured peak working set of one page through det, cls and rec beyond its pixels (resized
+// copies, tensors, activations), with margin: BENCHMARKS.md, "Memory".
+constexpr std::int64_t kInferenceBytes = 96ll << 20;
+constexpr std::int64_t kBytesPerPixel = 6;  // the BGR page and one working copy of it
+
+// The estimate of PageReader::EstimateBytes for `pages` selected pages, the largest of
+// `largest_page` pixels.
+std::int64_t PagesInFlightBytes(std::int64_t largest_page, std::size_t pages, int parallel_pages) {
+  const std::int64_t in_flight =
+      std::clamp<std::int64_t>(static_cast<std::int64_t>(pages), 1, std::max(1, parallel_pages));
+  return in_flight * (largest_page * kBytesPerPixel + kInferenceBytes);
+}
+
 // What reading any page needs.
 struct PageContext {
   const Pipeline& pipeline;
@@ -55,7 +69,9 @@ Result<DocumentPage> OcrPage(int page, const cv::Mat& image, const PageContext& 
   OCR_ASSIGN_OR_RETURN(
       pipeline::OcrResult ocr,
       context.pipeline.Run(image, context.options.ocr, context.stop, &context.runner));
-  std::vector<Block> blocks = AnalyzeLayout(ocr.lines, [&image]() { return image; });
+  std::vector<Block> blocks;
+  if (context.options.layout)
+    blocks = AnalyzeLayout(ocr.lines, [&image]() { return image; });
   return DocumentPage{
       page, image.cols, image.rows, false, std::move(ocr.lines), std::move(blocks), ocr.times};
 }
@@ -111,6 +127,13 @@ class ImageReader final : public ReaderBase {
     return OcrPage(frame, image, context);
   }
 
+  Result<std::int64_t> EstimateBytes(int parallel_pages) const override {
+    // A TIFF's frames are taken to be the size of its first.
+    OCR_ASSIGN_OR_RETURN(const image::ImageInfo info, image::ProbeImage(bytes_));
+    return PagesInFlightBytes(std::int64_t{info.width} * info.height, pages().size(),
+                              parallel_pages);
+  }
+
   std::span<const std::uint8_t> bytes_;
   image::DecodeOptions decode_;
 };
@@ -136,7 +159,20 @@ class PdfReader final : public ReaderBase {
       : ReaderBase(count, std::move(pages), options), document_(std::move(document)) {}
 
   Result<DocumentPage> ReadPage(int p, const PageContext& context) const override {
-    std::unique_lock lock(mu_);
+    OCR_ASSIGN_OR_RETURN(LayerOrImage read, ReadLayerOrRender(p, context));
+    if (read.page)
+      return std::move(*read.page);
+    return OcrPage(p, read.image, context);  // outside the lock: OCR runs in parallel
+  }
+
+  // A page from its text layer, or else its rendering to OCR.
+  struct LayerOrImage {
+    std::optional<DocumentPage> page;
+    cv::Mat image;
+  };
+
+  Result<LayerOrImage> ReadLayerOrRender(int p, const PageContext& context) const EXCLUDES(mu_) {
+    MutexLock lock(&mu_);
     if (!context.options.force_ocr) {
       OCR_ASSIGN_OR_RETURN(TextLayerPage layer, ReadTextLayer(*document_, p));
       if (layer.usable) {
@@ -147,22 +183,37 @@ class PdfReader final : public ReaderBase {
             line.words.clear();
         }
         // Rulings are drawn, not written: the page is rendered for them only when its lines
-        // may hold a table.
-        std::vector<Block> blocks = AnalyzeLayout(layer.lines, [this, p]() {
-          Result<cv::Mat> image = document_->RenderPage(p);
-          return image.ok() ? std::move(image).value() : cv::Mat();
-        });
-        return DocumentPage{
-            p, size.width, size.height, true, std::move(layer.lines), std::move(blocks), {}};
+        // may hold a table (AnalyzeLayout calls this with mu_ still held).
+        std::vector<Block> blocks;
+        if (context.options.layout) {
+          blocks = AnalyzeLayout(layer.lines, [this, p]() NO_THREAD_SAFETY_ANALYSIS {
+            Result<cv::Mat> image = document_->RenderPage(p);
+            return image.ok() ? std::move(image).value() : cv::Mat();
+          });
+        }
+        return LayerOrImage{
+            DocumentPage{
+                p, size.width, size.height, true, std::move(layer.lines), std::move(blocks), {}},
+            {}};
       }
     }
-    OCR_ASSIGN_OR_RETURN(const cv::Mat image, document_->RenderPage(p));
-    lock.unlock();
-    return OcrPage(p, image, context);
+    OCR_ASSIGN_OR_RETURN(cv::Mat image, document_->RenderPage(p));
+    return LayerOrImage{std::nullopt, std::move(image)};
   }
 
-  std::unique_ptr<pdf::PdfDocument> document_;
-  mutable std::mutex mu_;
+  Result<std::int64_t> EstimateBytes(int parallel_pages) const override EXCLUDES(mu_) {
+    MutexLock lock(&mu_);
+    std::int64_t largest_page = 0;
+    for (const int p : pages()) {
+      OCR_ASSIGN_OR_RETURN(const cv::Size size, document_->PageSize(p));
+      largest_page = std::max<std::int64_t>(largest_page, std::int64_t{size.width} * size.height);
+    }
+    return PagesInFlightBytes(largest_page, pages().size(), parallel_pages);
+  }
+
+  // poppler is not thread-safe: every call on the document holds mu_.
+  mutable Mutex mu_;
+  const std::unique_ptr<pdf::PdfDocument> document_ PT_GUARDED_BY(mu_);
 };
 
 }  // namespace
@@ -183,22 +234,21 @@ Result<std::unique_ptr<PageReader>> PageReader::Open(std::span<const std::uint8_
 // Pages are independent, so idle workers of the group take some (and a page's batches may spread
 // further); the result keeps page order. A page not started before `stop` is requested is not
 // read.
-Result<DocumentResult> ReadDocument(std::span<const std::uint8_t> bytes, const Pipeline& pipeline,
-                                    const DocumentOptions& options, const std::stop_token& stop,
-                                    TaskRunner* runner, const PageProgress& progress) {
-  OCR_ASSIGN_OR_RETURN(const std::unique_ptr<PageReader> reader, PageReader::Open(bytes, options));
+Result<DocumentResult> ReadDocument(const PageReader& reader, const Pipeline& pipeline,
+                                    const std::stop_token& stop, TaskRunner* runner,
+                                    const PageProgress& progress) {
   InlineTaskRunner inline_runner;
   TaskRunner& run = runner ? *runner : inline_runner;
-  const std::vector<int>& pages = reader->pages();
+  const std::vector<int>& pages = reader.pages();
   std::vector<Result<DocumentPage>> read(pages.size(), Result<DocumentPage>(Cancelled()));
   std::atomic<std::size_t> done{0};
   run.ParallelFor(pages.size(), [&](size_t i) {
-    read[i] = reader->Read(i, pipeline, stop, &run);
+    read[i] = reader.Read(i, pipeline, stop, &run);
     if (progress)
       progress(++done, pages.size());
   });
   DocumentResult doc;
-  doc.page_count = reader->page_count();
+  doc.page_count = reader.page_count();
   for (Result<DocumentPage>& page : read) {
     if (!page.ok())
       return page.status();
@@ -207,37 +257,11 @@ Result<DocumentResult> ReadDocument(std::span<const std::uint8_t> bytes, const P
   return doc;
 }
 
-Result<std::int64_t> EstimateDocumentBytes(std::span<const std::uint8_t> bytes,
-                                           const DocumentOptions& options, int parallel_pages) {
-  // Measured peak working set of one page through det, cls and rec beyond its pixels (resized
-  // copies, tensors, activations), with margin: BENCHMARKS.md, "Memory".
-  constexpr std::int64_t kInferenceBytes = 96ll << 20;
-  constexpr std::int64_t kBytesPerPixel = 6;  // the BGR page and one working copy of it
-  std::int64_t largest_page = 0;
-  int pages = 1;
-  if (image::SniffFormat(bytes) == image::Format::kPdf) {
-    OCR_ASSIGN_OR_RETURN(const auto document,
-                         pdf::PdfDocument::Open(bytes, PdfLimitsFor(options.limits)));
-    OCR_ASSIGN_OR_RETURN(const std::vector<int> selected,
-                         SelectPages(options, document->page_count()));
-    for (const int p : selected) {
-      OCR_ASSIGN_OR_RETURN(const cv::Size size, document->PageSize(p));
-      largest_page = std::max<std::int64_t>(largest_page, std::int64_t{size.width} * size.height);
-    }
-    pages = static_cast<int>(selected.size());
-  } else {
-    OCR_ASSIGN_OR_RETURN(const image::ImageInfo info, image::ProbeImage(bytes));
-    largest_page = std::int64_t{info.width} * info.height;  // TIFF frames: the first's size
-    if (info.format == image::Format::kTiff) {
-      // The frames page_range selects, as for a PDF (over the limit, ReadDocument refuses it).
-      OCR_ASSIGN_OR_RETURN(const int frames, image::CountFrames(bytes, options.limits.max_pages));
-      OCR_ASSIGN_OR_RETURN(const std::vector<int> selected,
-                           SelectPages(options, std::min(frames, options.limits.max_pages)));
-      pages = static_cast<int>(selected.size());
-    }
-  }
-  const std::int64_t in_flight = std::clamp(pages, 1, std::max(1, parallel_pages));
-  return in_flight * (largest_page * kBytesPerPixel + kInferenceBytes);
+Result<DocumentResult> ReadDocument(std::span<const std::uint8_t> bytes, const Pipeline& pipeline,
+                                    const DocumentOptions& options, const std::stop_token& stop,
+                                    TaskRunner* runner, const PageProgress& progress) {
+  OCR_ASSIGN_OR_RETURN(const std::unique_ptr<PageReader> reader, PageReader::Open(bytes, options));
+  return ReadDocument(*reader, pipeline, stop, runner, progress);
 }
 
 Result<std::vector<int>> ParsePageRange(std::string_view value, int page_count) {

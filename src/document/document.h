@@ -31,6 +31,10 @@ struct DocumentOptions {
   bool force_ocr = false;  // OCR PDF pages even where they have a text layer
   std::string page_range;  // "" = every page; else as ParsePageRange
   InputLimits limits;
+  // Lay each page's lines out into blocks (DocumentPage::blocks). Off for answers that use only
+  // the lines (the JSON form): the layout's work, and a text-layer page's rendering for its
+  // rulings, are saved, and blocks stay empty.
+  bool layout = true;
 };
 
 struct DocumentPage {
@@ -67,6 +71,12 @@ class PageReader {
 
   const std::vector<int>& pages() const { return pages_; }  // the selected ones, ascending
 
+  // About the most memory reading the selected pages holds at once, from headers and page sizes
+  // without decoding: for each of up to `parallel_pages` pages in flight, the decoded page (with
+  // one working copy) and the models' working set. For the server's memory budget.
+  // Errors: kInvalidPdf when a page's size cannot be read.
+  virtual Result<std::int64_t> EstimateBytes(int parallel_pages) const = 0;
+
   // Reads pages()[index] with `pipeline`. Its batches run on `runner` (null: the calling thread).
   // Errors: as ReadDocument's for one page; kCancelled when `stop` is requested.
   virtual Result<DocumentPage> Read(std::size_t index, const pipeline::Pipeline& pipeline,
@@ -86,7 +96,14 @@ class PageReader {
 // thread that read it (several at once when pages run in parallel): `onnxocr run`'s progress bar.
 using PageProgress = std::function<void(std::size_t done, std::size_t total)>;
 
-// Reads `bytes` (an image or a PDF, told apart by magic bytes).
+// Reads the selected pages of `reader` with `pipeline`.
+// Errors: those of PageReader::Read; kCancelled (stop requested).
+// Pages, and the batches within a page, run on `runner` (null: all on the calling thread).
+Result<DocumentResult> ReadDocument(const PageReader& reader, const pipeline::Pipeline& pipeline,
+                                    const std::stop_token& stop = {}, TaskRunner* runner = nullptr,
+                                    const PageProgress& progress = {});
+
+// Opens `bytes` (an image or a PDF, told apart by magic bytes) and reads it.
 // Errors: kUnsupportedMediaType (neither), the image errors of DecodeFrame, kInvalidPdf,
 // kEncryptedPdf, kTooManyPages (PDF pages or TIFF frames), kImageTooLarge (a page or frame),
 // kInvalidArgument (page_range), kCancelled (stop requested), kInternal (inference).
@@ -96,13 +113,6 @@ Result<DocumentResult> ReadDocument(std::span<const std::uint8_t> bytes,
                                     const DocumentOptions& options,
                                     const std::stop_token& stop = {}, TaskRunner* runner = nullptr,
                                     const PageProgress& progress = {});
-
-// About the most memory ReadDocument will hold for `bytes` at once, read from headers and page
-// sizes without decoding: for each of up to `parallel_pages` pages in flight, the decoded page
-// (with one working copy) and the models' working set. For the server's memory budget.
-// Errors: as ReadDocument's, for the parts read here (format, PDF structure, page_range).
-Result<std::int64_t> EstimateDocumentBytes(std::span<const std::uint8_t> bytes,
-                                           const DocumentOptions& options, int parallel_pages);
 
 // Parses "0-3,7" into sorted, unique page numbers (from 0) below `page_count`.
 // kInvalidArgument for bad syntax or when no page is selected.

@@ -1,6 +1,7 @@
 // The routes of spec/API.md section 3, independent of the transport: a parsed request in, either a
 // reply now (cheap routes, validation errors) or a piece of work for an inference worker out.
-// Also the headers every reply carries (CORS, Content-Security-Policy, nosniff).
+// Also the headers every reply carries (CORS, Content-Security-Policy, nosniff). The route table
+// and the cheap routes are api.cpp; the OCR routes ocr_routes.cpp; the job routes job_routes.cpp.
 // Thread-safety: Route() and Decorate() are const and safe from any thread; the Work they return
 // may run on any thread.
 #pragma once
@@ -22,8 +23,8 @@
 #include "http/metrics.h"
 #include "http/ocr_request.h"
 #include "http/server_config.h"
+#include "jobs/job_backend.h"
 #include "jobs/job_store.h"
-#include "jobs/redis_jobs.h"
 #include "pipeline/pipeline.h"
 #include "sched/memory_budget.h"
 
@@ -78,14 +79,13 @@ class Api {
 
   // `pipelines`: the loaded model sets, the first the default (those of one worker group: each
   // group has the same sets in the same order, and Work finds its group's by index). Work
-  // reserves its estimated peak memory in `memory_budget` first (null: no budget). Long
-  // documents (jobs and streams) run in `jobs`, or with --redis (`shared_jobs` not null) jobs in
-  // Redis and streams in `jobs`.
-  // REQUIRES: pipelines, metrics, memory_budget and jobs outlive the Api and every Work it
-  // returned.
+  // reserves its estimated peak memory in `memory_budget` first (null: no budget). Streams run
+  // in `streams`; the job routes use `jobs` (which may be the same store).
+  // REQUIRES: pipelines, metrics, memory_budget and both stores outlive the Api and every Work
+  // it returned.
   Api(const ServerConfig& config, ServingFacts facts, sched::MemoryBudget* memory_budget,
       std::vector<const pipeline::Pipeline*> pipelines, Metrics& metrics, State state,
-      jobs::JobStore& jobs, jobs::RedisJobs* shared_jobs = nullptr);
+      jobs::JobStore& streams, jobs::JobBackend& jobs);
 
   Routed Route(ApiRequest& request) const;
 
@@ -118,30 +118,23 @@ class Api {
   Routed JobDelete(ApiRequest& request) const;
   Routed JobResult(ApiRequest& request) const;
   Routed JobEvents(ApiRequest& request) const;
-  // The job of request.path_id, or the 404 to answer.
-  std::variant<std::shared_ptr<jobs::DocumentJob>, Reply> FindJob(const ApiRequest& r) const;
+
+  // A job route's answer, computed by `answer` from the job store: now, or as Work on a worker
+  // when the store's calls block (Redis); a 404 for an id of the wrong shape and a 503 while
+  // the store is unreachable, at once.
+  Routed JobRoute(ApiRequest& request, Reply (Api::*answer)(const ApiRequest& request) const) const;
+  Reply AnswerStatus(const ApiRequest& request) const;
+  Reply AnswerDelete(const ApiRequest& request) const;
+  Reply AnswerResult(const ApiRequest& request) const;
+  Reply AnswerEvents(const ApiRequest& request) const;
+  // A job store's failure: kNotFound -> 404 for the request's job, the rest as any failure.
+  static Reply JobFailure(const Status& status, const ApiRequest& request);
   static Reply JobNotFound(std::string_view id);
   static Reply JobCreated(const std::string& id);               // 202 with the job's URLs
   static Reply NotFinished(const jobs::JobSnapshot& snapshot);  // 409 job_not_finished
   static std::size_t LastEventId(const ApiRequest& request);    // 0 when absent or malformed
   // The events of `job` after `last` (Last-Event-ID), or 204 when the stream already ended there.
   static Reply EventsReply(std::shared_ptr<jobs::JobView> job, std::size_t last);
-
-  // With --redis: a job route's answer, read from Redis by Work on a worker (`answer`), or a
-  // 404 / 503 at once.
-  Routed SharedJobRoute(ApiRequest& request,
-                        Reply (Api::*answer)(const ApiRequest& request) const) const;
-  Reply SharedJobStatus(const ApiRequest& request) const;
-  Reply SharedJobDelete(const ApiRequest& request) const;
-  Reply SharedJobResult(const ApiRequest& request) const;
-  Reply SharedJobEvents(const ApiRequest& request) const;
-  // Work admitting a job into Redis: the document is checked and counted here, stored once.
-  Reply SubmitSharedJob(OcrCall& call, std::size_t pipeline, const std::string& request_id) const;
-  // 503 not_ready while Redis is unreachable.
-  Reply JobStoreDown() const;
-  // A job route's failure: kUnavailable -> 503 not_ready, kNotFound -> 404 for the request's
-  // job, the rest as any failure.
-  Reply SharedJobFailure(const Status& status, const ApiRequest& request) const;
 
   // Either form of POST /ocr, and POST /jobs (`as_job`): the parsed call becomes one Work,
   // whichever form it came in: the answer itself, or the admission of a job or a stream.
@@ -150,11 +143,13 @@ class Api {
   Routed OcrWork(const ApiRequest& request, OcrCall call, std::size_t pipeline) const;
   // Parses either form of an OCR request; a reply when it is refused.
   std::variant<OcrCall, Reply> ParseCall(ApiRequest& request, bool json_only) const;
-  // Work that admits a long document (a job, or a stream when not `listed`): opens it, reserves
-  // its memory and starts its pages. Answers 202 with the job's URLs, or the NDJSON stream.
-  Reply StartJob(OcrCall& call, std::size_t pipeline, bool listed,
+  // Work that admits a long document (a job, or a stream when not `as_job`): opens it once and
+  // hands it to its store, which reserves its memory and starts its pages. Answers 202 with the
+  // job's URLs, or the NDJSON stream.
+  Reply StartJob(OcrCall& call, std::size_t pipeline, bool as_job,
                  const std::string& request_id) const;
-  // The only Work body: reserve memory, read the document, answer in the call's shape.
+  // The only Work body: open the document, reserve its memory, read it, answer in the call's
+  // shape.
   Reply RunOcr(const OcrCall& call, std::size_t pipeline, const WorkContext& context,
                std::chrono::steady_clock::time_point received, const std::string& request_id) const;
   Reply DocumentReply(const document::DocumentResult& doc, document::OutputFormat format,
@@ -163,22 +158,14 @@ class Api {
   int RecordDocument(const document::DocumentResult& doc) const;
   // The index of the model set called `name` ("" = the default).
   Result<size_t> FindPipeline(const std::string& name) const;
-  // Reserves the document's estimated peak memory; an empty lease when there is no budget.
-  // Errors: kResourceExhausted (503, retry) when requests in flight hold the budget;
-  // kImageTooLarge when the document alone needs more than the whole budget; those of
-  // EstimateDocumentBytes.
-  Result<std::optional<sched::MemoryBudget::Lease>> ReserveMemory(
-      std::span<const std::uint8_t> bytes, const document::DocumentOptions& options,
-      std::int64_t extra_bytes = 0) const;
-
   ServerConfig config_;
   ServingFacts facts_;
   sched::MemoryBudget* memory_budget_;
   std::vector<const pipeline::Pipeline*> pipelines_;
   Metrics& metrics_;
   State state_;
-  jobs::JobStore& jobs_;
-  jobs::RedisJobs* shared_jobs_;  // null without --redis
+  jobs::JobStore& streams_;
+  jobs::JobBackend& jobs_;
 };
 
 }  // namespace ocr::http

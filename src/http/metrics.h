@@ -61,7 +61,7 @@ class Metrics {
 
  private:
   std::function<Gauges()> gauges_;
-  mutable Mutex mu_;
+  mutable Mutex mu_;  // guards requests_ and latency_; the rest is atomic
   std::map<std::string, std::uint64_t> requests_ GUARDED_BY(mu_);  // key: route\tmethod\tstatus
   std::map<std::string, Histogram> latency_ GUARDED_BY(mu_);       // key: route
   std::array<Histogram, 6> stage_;                                 // see kStageNames in metrics.cpp

@@ -1,6 +1,7 @@
 // The two forms of an OCR request (spec/API.md section 3), each parsed once into one plain
 // OcrCall that the Api runs the same way: the JSON form ({"image": base64, options}, POST /ocr
-// and /ocr_api) and the multipart form (marker's fields, POST /ocr). The option rules exist once
+// and /ocr_api) and the multipart form (marker's fields, POST /ocr). The reading options and
+// their rules are document/request_options.h's table; the fields that shape the answer are
 // here. No models and no I/O: unit-tested and fuzzed on their own.
 // Thread-safety: pure functions.
 #pragma once
@@ -45,28 +46,24 @@ struct BadRequest {
 
 using ParsedCall = std::variant<OcrCall, BadRequest>;
 
-// {"image": "<base64 or data: URI>", "model", "cls", "return_word_boxes", "drop_score",
-// "det_limit_side_len", "det_limit_type", "text_normalization"}: booleans must be JSON booleans,
-// drop_score a number, det_limit_side_len a whole number and det_limit_type "max", "min" or
-// "auto"; null is the same as absent. Options absent from the request keep `defaults` (the
-// server's flags). The JSON form reads one page (a TIFF's first frame). `body` is consumed.
-ParsedCall ParseJsonForm(std::string body, const pipeline::OcrOptions& defaults = {});
+// {"image": "<base64 or data: URI>", "model", and the options of the table marked kJsonForm
+// ("cls", "return_word_boxes", "drop_score", ...)}: booleans must be JSON booleans, numbers
+// numbers, choices strings; null is the same as absent. Options absent from the request keep
+// `defaults` (the server's flags). The JSON form reads one page (a TIFF's first frame) and
+// answers its lines only (no layout). `body` is consumed.
+ParsedCall ParseJsonForm(std::string body, const document::DocumentOptions& defaults = {});
 
-// multipart/form-data with "file" (required, once) and the text fields output_format,
-// paginate_output, force_ocr, stream, cls, return_word_boxes, text_normalization (booleans:
-// ParseFormBool), drop_score, det_limit_side_len, det_limit_type, model, page_range; other fields
-// are ignored, as HTML forms send whatever inputs they have. Absent options keep `defaults`.
+// multipart/form-data with "file" (required, once), the text fields output_format,
+// paginate_output, stream (booleans: document::ParseBoolText), model, and the options of the
+// table marked kMultipartForm; other fields are ignored, as HTML forms send whatever inputs they
+// have. Absent options keep `defaults`.
 // `body` is consumed; the file stays inside the call's body, found by offset.
 // Whose multipart form: ours (POST /ocr and /jobs) or marker's (POST /marker/upload: marker's
 // output formats, markdown by default; no stream).
 enum class FormDialect { kOcr, kMarker };
 
 ParsedCall ParseMultipartForm(std::string body, std::string_view content_type,
-                              const pipeline::OcrOptions& defaults = {},
+                              const document::DocumentOptions& defaults = {},
                               FormDialect dialect = FormDialect::kOcr);
-
-// Parses the booleans marker's server takes: true/false, 1/0, yes/no, on/off, t/f, y/n in any case.
-// kInvalidArgument naming `field` otherwise.
-Result<bool> ParseFormBool(std::string_view field, std::string_view value);
 
 }  // namespace ocr::http

@@ -1,8 +1,8 @@
 // The HTTP server (spec/API.md section 3): Beast in the completion-handler style, a few I/O
 // threads for sockets, parsing and serialization; decoding and inference run on the scheduler's
-// workers (sched/scheduler.h). The routes are the Api's table (http/api.cpp, kRoutes); this file
-// owns connections, deadlines (request_timeout: a timer answers 504 and stops the work), the
-// 503s for a full queue and too many connections, and the access log.
+// workers (sched/scheduler.h). It owns the listener: accepting connections (each a Session,
+// http/session.h), the connection cap and its probe lane, signals and the drain, around the
+// Service (http/service.h) that the routes run in.
 // SIGTERM/SIGINT drain: readyz turns 503, accepting stops, in-flight requests finish
 // (bounded by drain_timeout), then Run() returns; a second signal stops at once.
 // Thread-safety: construct and Run() from one thread; Run() blocks until shut down.

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "document/document.h"
 #include "document/limits.h"
 #include "jobs/job_store.h"
 #include "jobs/redis_jobs.h"
@@ -21,9 +22,9 @@ struct ServerConfig {
   int io_threads = 2;            // threads running socket I/O
   std::uint64_t max_body_bytes = 32ull << 20;  // request bodies over this get 413
   document::InputLimits limits;                // pixels, pages and dpi of what a client sends
-  // How pages are read where a request does not say (--det-limit-side-len, --det-limit-type,
-  // --text-normalization).
-  pipeline::OcrOptions ocr;
+  // How pages are read where a request does not say: the flags of document/request_options.h
+  // marked kServerFlag (--drop-score, --det-limit-type, --text-normalization, ...).
+  document::DocumentOptions options;
   std::chrono::seconds read_timeout{30};     // per read or write of one request/response
   std::chrono::seconds request_timeout{60};  // from receipt to the reply; then 504, work stopped
   std::chrono::seconds drain_timeout{30};    // how long SIGTERM waits for in-flight requests

@@ -36,12 +36,14 @@
 namespace ocr::jobs {
 
 // Where pages run: the scheduler's workers; group g reads with group_pipelines[g][pipeline].
-// REQUIRES: the scheduler and pipelines outlive every job.
+// REQUIRES: the scheduler, pipelines and budget outlive every job.
 struct PageWorkers {
   sched::Scheduler* scheduler = nullptr;
   std::vector<std::vector<const pipeline::Pipeline*>> group_pipelines;
   // Called after each page read, on its worker (the server's metrics); may be empty.
   std::function<void(const document::DocumentPage& page)> page_read;
+  // Where the memory that pages, uploads and results hold is reserved (null: no budget).
+  sched::MemoryBudget* memory_budget = nullptr;
 };
 
 // Everything a job needs, made by the route that admits it.
@@ -128,7 +130,7 @@ class DocumentJob final : public JobView, public std::enable_shared_from_this<Do
   const int page_count_;
   const std::size_t pages_total_;
 
-  mutable Mutex mu_;
+  mutable Mutex mu_;  // guards the members below up to result_
   JobState state_ GUARDED_BY(mu_) = JobState::kQueued;
   Status error_ GUARDED_BY(mu_);
   std::optional<std::chrono::system_clock::time_point> started_ GUARDED_BY(mu_);

@@ -7,7 +7,25 @@
 #include <cstdint>
 #include <vector>
 
+#include "jobs/document_memory.h"
+
 namespace ocr::jobs {
+namespace {
+
+// Memory a job's results hold per page until they expire: lines, boxes and words of a dense page
+// as C++ values, with margin (a 100-line page with word boxes holds about 80 KB).
+constexpr std::int64_t kResultBytesPerPage = 128 << 10;
+
+Status NoSuchJob(std::string_view id) {
+  return {StatusCode::kNotFound, "no job " + std::string(id)};
+}
+
+JobInfo InfoOf(const DocumentJob& job) {
+  const JobSpec& spec = job.spec();
+  return {job.id(), job.Snapshot(), spec.format, spec.paginate, spec.word_boxes, job.seconds()};
+}
+
+}  // namespace
 
 std::string NewJobId() {
   std::array<std::uint8_t, 16> bytes{};
@@ -36,7 +54,7 @@ JobStore::JobStore(JobLimits limits, PageWorkers workers, int window)
     : limits_(limits), workers_(std::move(workers)), window_(window) {}
 
 JobStore::~JobStore() {
-  CancelAll(Status(StatusCode::kCancelled, "the server is shutting down"));
+  Abandon(Status(StatusCode::kCancelled, "the server is shutting down"));
 }
 
 std::size_t JobStore::UnfinishedLocked() const {
@@ -62,7 +80,26 @@ Status JobStore::CanAdmit() const {
   return AdmitLocked();
 }
 
-Result<std::shared_ptr<DocumentJob>> JobStore::Start(JobSpec spec, bool listed) {
+Result<std::shared_ptr<DocumentJob>> JobStore::Start(JobInput input, bool listed) {
+  OCR_RETURN_IF_ERROR(CanAdmit());  // before the estimate: a refusal costs nothing
+  const auto pages = static_cast<std::int64_t>(input.reader->pages().size());
+  // The upload is held until the last page is read; the results until the job is freed.
+  OCR_ASSIGN_OR_RETURN(auto work_lease,
+                       ReserveDocumentMemory(workers_.memory_budget, *input.reader, window_,
+                                             static_cast<std::int64_t>(input.upload->size())));
+  OCR_ASSIGN_OR_RETURN(auto result_lease,
+                       ReserveBytes(workers_.memory_budget, pages * kResultBytesPerPage));
+  JobSpec spec;
+  spec.upload = std::move(input.upload);
+  spec.reader = std::move(input.reader);
+  spec.pipeline = input.pipeline;
+  spec.format = input.format;
+  spec.paginate = input.paginate;
+  spec.word_boxes = input.options.ocr.word_boxes;
+  if (work_lease)
+    spec.work_lease.emplace(std::move(*work_lease));
+  if (result_lease)
+    spec.result_lease.emplace(std::move(*result_lease));
   std::shared_ptr<DocumentJob> job;
   {
     MutexLock lock(&mu_);
@@ -76,24 +113,57 @@ Result<std::shared_ptr<DocumentJob>> JobStore::Start(JobSpec spec, bool listed) 
   return job;
 }
 
-std::shared_ptr<DocumentJob> JobStore::Find(std::string_view id) const {
+Result<std::string> JobStore::Create(JobInput input) {
+  OCR_ASSIGN_OR_RETURN(const std::shared_ptr<DocumentJob> job,
+                       Start(std::move(input), /*listed=*/true));
+  return job->id();
+}
+
+Result<std::shared_ptr<DocumentJob>> JobStore::Lookup(std::string_view id) const {
   MutexLock lock(&mu_);
   const auto it = jobs_.find(id);
   if (it == jobs_.end() || !it->second.listed)
-    return nullptr;
+    return NoSuchJob(id);
   const auto finished = it->second.job->finished_at();
   if (finished && DocumentJob::Clock::now() - *finished > limits_.ttl)
-    return nullptr;  // expired; Sweep frees it
+    return NoSuchJob(id);  // expired; Sweep frees it
   return it->second.job;
 }
 
-void JobStore::Forget(std::string_view id) {
-  std::shared_ptr<DocumentJob> job;  // destroyed outside the lock
-  MutexLock lock(&mu_);
-  if (const auto it = jobs_.find(id); it != jobs_.end()) {
-    job = std::move(it->second.job);
-    jobs_.erase(it);
+Result<JobInfo> JobStore::Find(std::string_view id) {
+  OCR_ASSIGN_OR_RETURN(const std::shared_ptr<DocumentJob> job, Lookup(id));
+  return InfoOf(*job);
+}
+
+Result<JobInfo> JobStore::Delete(std::string_view id) {
+  OCR_ASSIGN_OR_RETURN(const std::shared_ptr<DocumentJob> job, Lookup(id));
+  if (job->finished_at()) {
+    // A finished job: its result is freed (its watchers keep their reference until they end).
+    std::shared_ptr<DocumentJob> forgotten;  // destroyed outside the lock
+    MutexLock lock(&mu_);
+    if (const auto it = jobs_.find(id); it != jobs_.end()) {
+      forgotten = std::move(it->second.job);
+      jobs_.erase(it);
+    }
+  } else {
+    job->Cancel(Status(StatusCode::kCancelled, "cancelled by DELETE /jobs/" + job->id()));
   }
+  return InfoOf(*job);
+}
+
+Result<JobOutcome> JobStore::Outcome(std::string_view id) {
+  OCR_ASSIGN_OR_RETURN(const std::shared_ptr<DocumentJob> job, Lookup(id));
+  JobOutcome outcome{InfoOf(*job), nullptr};
+  if (outcome.info.snapshot.state == JobState::kSucceeded) {
+    // Shares the job's ownership: the pages live as long as either.
+    outcome.document = std::shared_ptr<const document::DocumentResult>(job, &job->result());
+  }
+  return outcome;
+}
+
+Result<std::shared_ptr<JobView>> JobStore::Follow(std::string_view id, std::size_t /*cursor*/) {
+  OCR_ASSIGN_OR_RETURN(std::shared_ptr<DocumentJob> job, Lookup(id));
+  return std::shared_ptr<JobView>(std::move(job));  // its whole log is in memory
 }
 
 void JobStore::Sweep() {
@@ -126,7 +196,7 @@ void JobStore::StopAdmitting() {
   admitting_ = false;
 }
 
-void JobStore::CancelAll(const Status& why) {
+void JobStore::Abandon(const Status& why) {
   std::vector<std::shared_ptr<DocumentJob>> all;
   {
     MutexLock lock(&mu_);

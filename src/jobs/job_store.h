@@ -1,9 +1,12 @@
-// JobStore: the documents in progress and the finished jobs' results of one server, in memory.
+// JobStore: the documents in progress and the finished jobs' results of one server, in memory:
+// the JobBackend without --redis, and the streams' runner always.
 // Ids are 128 random bits (there is no authentication: an id is the only key to a result, and no
 // route lists them). Unfinished jobs are bounded by max_jobs; finished ones are kept `ttl`, then
 // freed by Sweep(), which also stops jobs past their --job-timeout. Streams (POST /ocr with
 // stream=true) are jobs too, unlisted: they count against max_jobs and obey the same timeout, but
-// Find() does not see them and they are forgotten as soon as they end.
+// Find() does not see them and they are forgotten as soon as they end. A job reserves its memory
+// in the workers' budget when admitted: its pages in flight and the upload until it ends, its
+// results until it is freed.
 // Jobs live in this process only and are lost when it stops (README, "Long documents").
 // Thread-safety: every member is safe from any thread.
 #pragma once
@@ -18,6 +21,7 @@
 #include "common/mutex.h"
 #include "common/status.h"
 #include "jobs/document_job.h"
+#include "jobs/job_backend.h"
 
 namespace ocr::jobs {
 
@@ -27,37 +31,46 @@ struct JobLimits {
   std::chrono::seconds timeout{3600};  // from admission to the end of a job or stream
 };
 
-class JobStore {
+class JobStore final : public JobBackend {
  public:
+  // At most `window` pages of a job run at once, on `workers`.
   JobStore(JobLimits limits, PageWorkers workers, int window);
-  ~JobStore();  // cancels what still runs
+  ~JobStore() override;  // cancels what still runs
   JobStore(const JobStore&) = delete;
   JobStore& operator=(const JobStore&) = delete;
 
-  // Admits and starts a job. Errors: kResourceExhausted when max_jobs are unfinished (503, retry);
-  // kUnavailable while shutting down.
-  Result<std::shared_ptr<DocumentJob>> Start(JobSpec spec, bool listed) EXCLUDES(mu_);
-
-  // Whether a job could be admitted now (a cheap early answer before reading the upload).
-  Status CanAdmit() const EXCLUDES(mu_);
-
-  // The listed job `id`; nullptr when unknown, expired or forgotten.
-  std::shared_ptr<DocumentJob> Find(std::string_view id) const EXCLUDES(mu_);
-
-  // Removes a job from the store (its watchers keep their reference until they end).
-  void Forget(std::string_view id) EXCLUDES(mu_);
+  // Admits and starts a job, listed (a job: Find() sees it) or not (a stream). Errors:
+  // kResourceExhausted when max_jobs are unfinished or the memory budget is held (503, retry);
+  // kImageTooLarge when the document needs more than the whole budget; kUnavailable while
+  // shutting down; those of PageReader::EstimateBytes.
+  Result<std::shared_ptr<DocumentJob>> Start(JobInput input, bool listed) EXCLUDES(mu_);
 
   // Frees finished jobs older than the ttl, drops ended streams, stops jobs past their timeout.
   void Sweep() EXCLUDES(mu_);
 
-  // Refuses new jobs from now on (SIGTERM); those running go on until CancelAll().
-  void StopAdmitting() EXCLUDES(mu_);
-  // Cancels every unfinished job and stream with `why` (kUnavailable at shutdown).
-  void CancelAll(const Status& why) EXCLUDES(mu_);
-
   std::size_t unfinished() const EXCLUDES(mu_);
 
   const JobLimits& limits() const { return limits_; }
+
+  // JobBackend. Abandon cancels every unfinished job and stream.
+  JobStoreFacts Facts() const override { return {}; }
+
+  Status Health() const override { return Status::Ok(); }
+
+  bool blocking() const override { return false; }
+
+  Status CanAdmit() const override EXCLUDES(mu_);
+  Result<std::string> Create(JobInput input) override EXCLUDES(mu_);
+  Result<JobInfo> Find(std::string_view id) override EXCLUDES(mu_);
+  Result<JobInfo> Delete(std::string_view id) override EXCLUDES(mu_);
+  Result<JobOutcome> Outcome(std::string_view id) override EXCLUDES(mu_);
+  Result<std::shared_ptr<JobView>> Follow(std::string_view id, std::size_t cursor) override
+      EXCLUDES(mu_);
+  void StopAdmitting() override EXCLUDES(mu_);
+
+  bool Idle() const override EXCLUDES(mu_) { return unfinished() == 0; }
+
+  void Abandon(const Status& why) override EXCLUDES(mu_);
 
  private:
   struct Entry {
@@ -65,13 +78,16 @@ class JobStore {
     bool listed = true;
   };
 
+  // The listed job `id`, or kNotFound when unknown, expired or forgotten.
+  Result<std::shared_ptr<DocumentJob>> Lookup(std::string_view id) const EXCLUDES(mu_);
   std::size_t UnfinishedLocked() const REQUIRES(mu_);
   Status AdmitLocked() const REQUIRES(mu_);
 
   const JobLimits limits_;
   const PageWorkers workers_;
   const int window_;
-  mutable Mutex mu_;
+
+  mutable Mutex mu_;  // guards the members below
   std::map<std::string, Entry, std::less<>> jobs_ GUARDED_BY(mu_);
   bool admitting_ GUARDED_BY(mu_) = true;
 };

@@ -103,7 +103,7 @@ class RedisPool {
   const RedisEndpoint endpoint_;
   const std::chrono::milliseconds connect_timeout_;
   const std::chrono::milliseconds retry_after_;
-  mutable Mutex mu_;
+  mutable Mutex mu_;  // guards the members below
   std::vector<std::unique_ptr<RedisConnection>> idle_ GUARDED_BY(mu_);
   bool healthy_ GUARDED_BY(mu_) = true;
   std::string last_error_ GUARDED_BY(mu_);

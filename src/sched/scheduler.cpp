@@ -56,7 +56,7 @@ class ForkJoin {
   const size_t n_;
   const std::function<void(size_t)>& fn_;
   std::atomic<size_t> next_{0};
-  Mutex mu_;
+  Mutex mu_;    // guards done_ and error_
   CondVar cv_;  // signalled when done_ reaches n_
   size_t done_ GUARDED_BY(mu_) = 0;
   std::exception_ptr error_ GUARDED_BY(mu_);
@@ -162,8 +162,8 @@ struct Scheduler::State {
 
   const SchedulerConfig config;
   const std::vector<WorkerGroupPlan> plans;
-  std::vector<std::unique_ptr<Group>> groups;  // set by the constructor, then read-only
-  mutable Mutex mu;
+  std::vector<std::unique_ptr<Group>> groups;            // set by the constructor, then read-only
+  mutable Mutex mu;                                      // guards idle, queues and stopping
   std::vector<GroupIdle> idle GUARDED_BY(mu);            // one per group, same index
   std::array<std::deque<Job>, 2> queues GUARDED_BY(mu);  // by Rank(priority)
   std::atomic<size_t> interactive_waiting{0};            // queues[0].size(), read without mu

@@ -90,6 +90,28 @@ TEST_F(DocumentTest, ScannedPagesAreOcrd) {
   EXPECT_EQ(text, "Scannedreceipt2026|") << Texts(doc->pages[0]);
 }
 
+TEST_F(DocumentTest, LayoutOffKeepsTheLinesAndLeavesBlocksEmpty) {
+  const auto pdf = pt::MakeTextPdf("two", {"Layer page one", "Layer page two"}, "a4");
+  ASSERT_FALSE(pdf.empty());
+  const auto png = testing::RenderTextPng("Scanned line 42", 14);
+  if (png.empty())
+    GTEST_SKIP() << "pango-view not installed";
+  for (const auto& path : {pdf, png}) {
+    auto laid_out = Read(path);
+    ASSERT_TRUE(laid_out.ok()) << laid_out.status().ToString();
+    DocumentOptions lines_only;
+    lines_only.layout = false;
+    auto plain = Read(path, lines_only);
+    ASSERT_TRUE(plain.ok()) << plain.status().ToString();
+    ASSERT_EQ(plain->pages.size(), laid_out->pages.size());
+    for (std::size_t i = 0; i < plain->pages.size(); ++i) {
+      EXPECT_FALSE(laid_out->pages[i].blocks.empty()) << path;
+      EXPECT_TRUE(plain->pages[i].blocks.empty()) << path;
+      EXPECT_EQ(Texts(plain->pages[i]), Texts(laid_out->pages[i])) << path;
+    }
+  }
+}
+
 TEST_F(DocumentTest, PageRangeAndPagination) {
   const auto pdf = pt::MakeTextPdf("range", {"Alpha", "Bravo", "Charlie", "Delta"}, "letter");
   ASSERT_FALSE(pdf.empty());

@@ -76,10 +76,10 @@ TEST(OcrRequestTest, DropScoreHasOneRuleInBothForms) {
 }
 
 TEST(OcrRequestTest, ReadingOptionsStartFromTheServersDefaultsAndTakeTheRequests) {
-  pipeline::OcrOptions defaults;
-  defaults.det.limit_side_len = 1280;
-  defaults.det.limit_type = pipeline::LimitType::kMin;
-  defaults.text_normalization = false;
+  document::DocumentOptions defaults;
+  defaults.ocr.det.limit_side_len = 1280;
+  defaults.ocr.det.limit_type = pipeline::LimitType::kMin;
+  defaults.ocr.text_normalization = false;
   const OcrCall kept = std::get<OcrCall>(ParseJsonForm(R"({"image": "aGk="})", defaults));
   EXPECT_EQ(kept.options.ocr.det.limit_side_len, 1280);
   EXPECT_EQ(kept.options.ocr.det.limit_type, pipeline::LimitType::kMin);
@@ -153,24 +153,6 @@ TEST(OcrRequestTest, MultipartFormDefaultsToJsonPages) {
   const ParsedCall parsed = ParseMultipartForm(File("x") + End(), kFormType);
   ASSERT_TRUE(std::holds_alternative<OcrCall>(parsed));
   EXPECT_EQ(std::get<OcrCall>(parsed).document_format, document::OutputFormat::kJson);
-}
-
-// marker's clients send pydantic's spellings; an HTML checkbox sends "on".
-TEST(OcrRequestTest, FormBooleansTakeMarkersSpellings) {
-  for (const char* yes : {"true", "True", "TRUE", "1", "yes", "Yes", "on", "ON", "t", "T", "y"}) {
-    SCOPED_TRACE(yes);
-    const Result<bool> b = ParseFormBool("paginate_output", yes);
-    ASSERT_TRUE(b.ok());
-    EXPECT_TRUE(*b);
-  }
-  for (const char* no : {"false", "False", "0", "no", "NO", "off", "Off", "f", "F", "n", "N"}) {
-    SCOPED_TRACE(no);
-    const Result<bool> b = ParseFormBool("paginate_output", no);
-    ASSERT_TRUE(b.ok());
-    EXPECT_FALSE(*b);
-  }
-  for (const char* bad : {"", "2", "tru", "yess", "onn", "none", " true"})
-    EXPECT_FALSE(ParseFormBool("paginate_output", bad).ok()) << "'" << bad << "'";
 }
 
 TEST(OcrRequestTest, MultipartFormErrorsHaveTheirCodes) {

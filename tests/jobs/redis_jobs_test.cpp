@@ -12,6 +12,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "document/request_options.h"
+#include "jobs/job_spec_codec.h"
 #include "jobs/page_codec.h"
 #include "jobs/redis_client.h"
 #include "support/redis_process.h"
@@ -154,6 +156,57 @@ TEST(PageCodecTest, RoundTripsLinesWordsAndSource) {
   EXPECT_EQ(DecodePage(R"([-1,1,1,false,[]])").status().code(), StatusCode::kInternal);
 }
 
+TEST(JobSpecCodecTest, CarriesEveryReadingOption) {
+  SharedJobSpec spec;
+  spec.model = "ppocrv5";
+  spec.format = document::OutputFormat::kHtml;
+  spec.paginate = true;
+  document::DocumentOptions& o = spec.options;
+  o.ocr.use_cls = false;
+  o.ocr.drop_score = 0.6f;
+  o.ocr.word_boxes = true;
+  o.ocr.det.limit_side_len = 1280;
+  o.ocr.det.limit_type = pipeline::LimitType::kMin;
+  o.ocr.text_normalization = false;
+  o.ocr.cls.page_vote = false;
+  o.ocr.det.stretch_contrast = false;
+  o.force_ocr = true;
+  o.page_range = "1-3";
+  auto decoded = DecodeJobSpec(EncodeJobSpec(spec));
+  ASSERT_OK(decoded);
+  EXPECT_EQ(decoded->model, "ppocrv5");
+  EXPECT_EQ(decoded->format, document::OutputFormat::kHtml);
+  EXPECT_TRUE(decoded->paginate);
+  // Every option of the table, whatever it is, comes back as it was.
+  for (const document::RequestOption& option : document::RequestOptions())
+    EXPECT_EQ(option.get(decoded->options), option.get(o)) << option.name;
+  EXPECT_EQ(decoded->options.ocr.drop_score, 0.6f);
+}
+
+TEST(JobSpecCodecTest, ReadsSpecsOfReplicasWithoutTheNewerOptions) {
+  // What a replica stored before the detection options, word spaces and the page vote: read as
+  // it read them (one pass at max, raw text), and the options it had kept.
+  auto old = DecodeJobSpec(
+      R"({"model":"ppocrv4","format":"markdown","paginate":false,"cls":true,"drop_score":0.5,)"
+      R"("word_boxes":true,"force_ocr":false,"page_range":"0-2"})");
+  ASSERT_OK(old);
+  EXPECT_EQ(old->options.ocr.det.limit_type, pipeline::LimitType::kMax);
+  EXPECT_FALSE(old->options.ocr.text_normalization);
+  EXPECT_TRUE(old->options.ocr.word_boxes);
+  EXPECT_EQ(old->options.page_range, "0-2");
+  EXPECT_TRUE(old->options.ocr.cls.page_vote);
+  EXPECT_EQ(old->options.ocr.det.limit_side_len, 960);
+
+  for (const char* bad :
+       {"", "[]", "{}", R"({"model":"m","format":"pdf","paginate":false})",
+        R"({"model":"m","format":"json","paginate":false,"drop_score":"high"})",
+        R"({"model":"m","format":"json","paginate":false,"drop_score":7})",
+        R"({"model":"m","format":"json","paginate":false,"det_limit_type":"fast"})",
+        R"({"model":"m","format":"json","paginate":false,"det_limit_side_len":1e9})"}) {
+    EXPECT_EQ(DecodeJobSpec(bad).status().code(), StatusCode::kInternal) << bad;
+  }
+}
+
 TEST(RedisPoolTest, FailsFastWhileDownAndRecoversByItself) {
   SKIP_WITHOUT_REDIS();
   RedisProcess redis;
@@ -243,9 +296,8 @@ TEST_F(RedisJobsTest, AdmitsFindsCancelsAndForgets) {
   EXPECT_EQ(job->snapshot.state, JobState::kQueued);
   EXPECT_EQ(job->snapshot.page_count, 5);
   EXPECT_EQ(job->snapshot.pages_total, 3);
-  EXPECT_EQ(job->spec.format, document::OutputFormat::kMarkdown);
-  EXPECT_EQ(job->spec.options.page_range, "0-2");
-  EXPECT_TRUE(job->spec.options.ocr.word_boxes);
+  EXPECT_EQ(job->format, document::OutputFormat::kMarkdown);
+  EXPECT_TRUE(job->word_boxes);
 
   // Another replica's view of the same Redis sees the same job.
   auto other = Store({});
@@ -309,8 +361,8 @@ TEST_F(RedisJobsTest, AnswersUnavailableWhileRedisIsDown) {
   redis_.Stop();
   const auto down = store->Find(*id);
   EXPECT_EQ(down.status().code(), StatusCode::kUnavailable);
-  EXPECT_FALSE(store->available());
-  EXPECT_THAT(store->unavailable_reason(), HasSubstr("127.0.0.1"));
+  EXPECT_EQ(store->Health().code(), StatusCode::kUnavailable);
+  EXPECT_THAT(store->Health().message(), HasSubstr("127.0.0.1"));
   EXPECT_EQ(store->Submit("x", Spec(), 1, 1).status().code(), StatusCode::kUnavailable);
 }
 

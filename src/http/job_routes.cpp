@@ -1,0 +1,162 @@
+// The job routes (spec/API.md, "Long documents"): POST /jobs, GET and DELETE /jobs/{id},
+// /jobs/{id}/result and /jobs/{id}/events, over the one JobBackend the service chose.
+#include <algorithm>
+#include <charconv>
+
+#include <nlohmann/json.hpp>
+
+#include "http/api.h"
+#include "http/internal/route_replies.h"
+#include "http/job_streams.h"
+#include "http/response_json.h"
+
+namespace ocr::http {
+
+using internal::Answer;
+using internal::FailureReply;
+using internal::Later;
+using internal::MediaType;
+
+namespace {
+
+int LinesOf(const document::DocumentResult& doc) {
+  int lines = 0;
+  for (const document::DocumentPage& page : doc.pages)
+    lines += static_cast<int>(page.lines.size());
+  return lines;
+}
+
+}  // namespace
+
+Routed Api::JobCreate(ApiRequest& r) const {
+  if (MediaType(r.content_type) != "multipart/form-data") {
+    return Answer(r.path, ErrorReply(415, "unsupported_media_type",
+                                     "POST /jobs takes multipart/form-data (field \"file\"), as "
+                                     "POST /ocr does"));
+  }
+  return OcrRoute(r, /*json_only=*/false, /*as_job=*/true);
+}
+
+Reply Api::JobCreated(const std::string& id) {
+  const std::string path = "/jobs/" + id;
+  const nlohmann::json body = {{"id", id},
+                               {"status", "queued"},
+                               {"status_url", path},
+                               {"result_url", path + "/result"},
+                               {"events_url", path + "/events"}};
+  Reply reply(202, DumpJson(body));
+  reply.headers.emplace_back("Location", path);
+  return reply;
+}
+
+Reply Api::JobNotFound(std::string_view id) {
+  return ErrorReply(404, "not_found",
+                    "no job " + PrintableEcho(id) +
+                        ": ids are 32 hex digits, and a job is kept --job-ttl after it ends");
+}
+
+Reply Api::JobFailure(const Status& status, const ApiRequest& r) {
+  if (status.code() == StatusCode::kNotFound)
+    return JobNotFound(r.path_id);
+  return FailureReply(status, r.request_id);
+}
+
+Routed Api::JobRoute(ApiRequest& r, Reply (Api::*answer)(const ApiRequest& request) const) const {
+  if (!jobs::IsJobId(r.path_id))
+    return Answer(r.path, JobNotFound(r.path_id));
+  if (Status health = jobs_.Health(); !health.ok())
+    return Answer(r.path, StatusReply(health));
+  if (!jobs_.blocking())
+    return Answer(r.path, (this->*answer)(r));
+  // A store on the network is called from the worker that runs this, never from an I/O thread.
+  return Later(r.path, [this, answer, request = r](const WorkContext& /*context*/) {
+    return (this->*answer)(request);
+  });
+}
+
+Routed Api::JobStatus(ApiRequest& r) const {
+  return JobRoute(r, &Api::AnswerStatus);
+}
+
+Routed Api::JobDelete(ApiRequest& r) const {
+  return JobRoute(r, &Api::AnswerDelete);
+}
+
+Routed Api::JobResult(ApiRequest& r) const {
+  return JobRoute(r, &Api::AnswerResult);
+}
+
+Routed Api::JobEvents(ApiRequest& r) const {
+  return JobRoute(r, &Api::AnswerEvents);
+}
+
+Reply Api::AnswerStatus(const ApiRequest& r) const {
+  const Result<jobs::JobInfo> job = jobs_.Find(r.path_id);
+  if (!job.ok())
+    return JobFailure(job.status(), r);
+  return Reply(200, DumpJson(JobStatusJson(job->id, job->snapshot)));
+}
+
+Reply Api::AnswerDelete(const ApiRequest& r) const {
+  const Result<jobs::JobInfo> job = jobs_.Delete(r.path_id);
+  if (!job.ok())
+    return JobFailure(job.status(), r);
+  return Reply(200, DumpJson(JobStatusJson(job->id, job->snapshot)));
+}
+
+Reply Api::NotFinished(const jobs::JobSnapshot& snap) {
+  return ErrorReply(409, "job_not_finished",
+                    "the job is " + std::string(jobs::StateName(snap.state)) + " (" +
+                        std::to_string(snap.pages_done) + " of " +
+                        std::to_string(snap.pages_total) +
+                        " pages done); follow its events_url or poll its status_url");
+}
+
+Reply Api::AnswerResult(const ApiRequest& r) const {
+  const Result<jobs::JobOutcome> outcome = jobs_.Outcome(r.path_id);
+  if (!outcome.ok())
+    return JobFailure(outcome.status(), r);
+  const jobs::JobInfo& job = outcome->info;
+  if (!jobs::IsFinished(job.snapshot.state))
+    return NotFinished(job.snapshot);
+  if (job.snapshot.state != jobs::JobState::kSucceeded || outcome->document == nullptr)
+    return JobErrorReply(job.snapshot.error);
+  // Its pages were counted in the metrics when they were read, not again for each reading.
+  Reply reply{200, DumpJson(DocumentResponseJson(*outcome->document, job.format, job.paginate,
+                                                 job.seconds, job.word_boxes))};
+  reply.lines = LinesOf(*outcome->document);
+  return reply;
+}
+
+std::size_t Api::LastEventId(const ApiRequest& r) {
+  std::size_t last = 0;
+  const std::string& text = r.last_event_id;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), last);
+  if (ec != std::errc() || end != text.data() + text.size())
+    return 0;
+  return last;
+}
+
+Reply Api::AnswerEvents(const ApiRequest& r) const {
+  Result<std::shared_ptr<jobs::JobView>> view = jobs_.Follow(r.path_id, LastEventId(r));
+  if (!view.ok())
+    return JobFailure(view.status(), r);
+  return EventsReply(std::move(view).value(), LastEventId(r));
+}
+
+Reply Api::EventsReply(std::shared_ptr<jobs::JobView> job, std::size_t last) {
+  // An id past the log (made up, or from another job) resumes from its end.
+  const bool finished = jobs::IsFinished(job->Snapshot().state);
+  last = std::min(last, job->event_count());
+  // A browser's EventSource reconnects whenever a stream ends; after the last event, 204 tells
+  // it to stop (the HTML standard's way).
+  if (last > 0 && finished && last == job->event_count())
+    return Reply(204, "", "");
+  Reply reply(200, "", "text/event-stream");
+  reply.stream = MakeEventStream(std::move(job), last);
+  reply.headers.emplace_back("Cache-Control", "no-store");
+  reply.headers.emplace_back("X-Accel-Buffering", "no");
+  return reply;
+}
+
+}  // namespace ocr::http

@@ -1,0 +1,31 @@
+// A job's spec as stored in Redis with the job (jobs/redis_jobs.h), so that every replica reads
+// its pages and shapes its answer alike: the model set's name, the answer's format and
+// pagination, and every option of document/request_options.h. JSON with one key per option; a
+// spec stored by a replica that lacked an option decodes to what that replica read with.
+// Thread-safety: pure functions.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "common/status.h"
+#include "document/document.h"
+#include "document/render.h"
+
+namespace ocr::jobs {
+
+// How a job reads its pages and shapes its answer, stored with it for any replica.
+struct SharedJobSpec {
+  std::string model;  // the model set's name; every replica must load the same sets
+  document::OutputFormat format = document::OutputFormat::kJson;
+  bool paginate = false;
+  document::DocumentOptions options;  // the client's options (limits are each replica's own)
+};
+
+std::string EncodeJobSpec(const SharedJobSpec& spec);
+
+// Errors: kInternal when `text` is not a spec (the store holds something else), or an option is
+// out of its range.
+Result<SharedJobSpec> DecodeJobSpec(std::string_view text);
+
+}  // namespace ocr::jobs

@@ -1,0 +1,315 @@
+// Long documents in process, with the real models on a real scheduler: the in-memory JobStore
+// and its DocumentJobs (pages in order, the event log, cancellation, limits, expiry, the memory
+// they reserve), and the pages a replica claims from Redis within its memory budget (against a
+// real redis-server; skipped with a message when it is not installed).
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "common/text.h"
+#include "image/test_images.h"
+#include "jobs/job_store.h"
+#include "jobs/redis_jobs.h"
+#include "sched/memory_budget.h"
+#include "sched/scheduler.h"
+#include "support/default_pipeline.h"
+#include "support/redis_process.h"
+#include "support/status_matchers.h"
+
+namespace ocr::jobs {
+namespace {
+
+using ::testing::HasSubstr;
+using namespace std::chrono_literals;
+
+// The text of a page's lines, spaces removed (the recognizer's spacing is not under test).
+std::string TextOf(const document::DocumentPage& page) {
+  std::string text;
+  for (const pipeline::TextLine& line : page.lines)
+    text += line.text;
+  std::erase(text, ' ');
+  return text;
+}
+
+// Waits up to 60 s for `done`.
+template <typename Done>
+bool WaitFor(Done done) {
+  const auto give_up = std::chrono::steady_clock::now() + 60s;
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > give_up)
+      return false;
+    std::this_thread::sleep_for(10ms);
+  }
+  return true;
+}
+
+class DocumentJobsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    tiff_ = image::testing::RenderTextTiff({"Alpha 101", "Bravo 202", "Charlie 303"});
+    if (tiff_.empty())
+      GTEST_SKIP() << "pango-view not installed (scripts/bootstrap installs pango1.0-tools)";
+    auto scheduler = sched::Scheduler::Start({sched::WorkerGroupPlan{0, {-1, -1}}},
+                                             sched::SchedulerConfig{8, /*pin_threads=*/false});
+    ASSERT_OK(scheduler);
+    scheduler_ = std::move(scheduler).value();
+  }
+
+  void TearDown() override {
+    if (scheduler_)
+      scheduler_->Stop();
+  }
+
+  PageWorkers Workers(sched::MemoryBudget* budget = nullptr,
+                      std::function<void(const document::DocumentPage&)> page_read = {}) {
+    return {scheduler_.get(), {{&testing::DefaultPipeline()}}, std::move(page_read), budget};
+  }
+
+  // The TIFF opened as a route opens it.
+  JobInput Input(document::DocumentOptions options = {}) {
+    JobInput input;
+    input.upload = std::make_unique<const std::string>(tiff_.begin(), tiff_.end());
+    input.file = *input.upload;
+    auto reader = document::PageReader::Open(AsBytes(input.file), options);
+    EXPECT_OK(reader);
+    input.reader = std::move(reader).value();
+    input.model = "ppocrv4";
+    input.format = document::OutputFormat::kMarkdown;
+    input.options = options;
+    return input;
+  }
+
+  std::vector<std::uint8_t> tiff_;
+  std::unique_ptr<sched::Scheduler> scheduler_;
+};
+
+TEST_F(DocumentJobsTest, AJobReadsEveryPageInOrderAndLogsEachOnce) {
+  sched::MemoryBudget budget(std::int64_t{2} << 30);
+  JobStore store({}, Workers(&budget), scheduler_->worker_count());
+  auto id = store.Create(Input());
+  ASSERT_OK(id);
+  EXPECT_TRUE(IsJobId(*id));
+  EXPECT_GT(budget.reserved(), 0);  // the pages in flight, the upload and the results
+
+  auto view = store.Follow(*id, 0);
+  ASSERT_OK(view);
+  ASSERT_TRUE(WaitFor([&] { return IsFinished((*view)->Snapshot().state); }));
+  const JobSnapshot snap = (*view)->Snapshot();
+  EXPECT_EQ(snap.state, JobState::kSucceeded) << snap.error.ToString();
+  EXPECT_EQ(snap.page_count, 3);
+  EXPECT_EQ(snap.pages_total, 3);
+  EXPECT_EQ(snap.pages_done, 3);
+  ASSERT_TRUE(snap.started && snap.finished);
+
+  // Three progress events, each page once in order, then one end.
+  std::vector<std::size_t> pages;
+  int progress = 0;
+  const std::vector<JobEvent> events = (*view)->EventsSince(0);
+  for (const JobEvent& e : events) {
+    if (e.kind == JobEvent::Kind::kProgress) {
+      EXPECT_EQ(e.pages_done, ++progress);
+    }
+    if (e.kind == JobEvent::Kind::kPage)
+      pages.push_back(e.index);
+  }
+  EXPECT_EQ(progress, 3);
+  EXPECT_EQ(pages, (std::vector<std::size_t>{0, 1, 2}));
+  ASSERT_FALSE(events.empty());
+  EXPECT_EQ(events.back().kind, JobEvent::Kind::kEnd);
+  EXPECT_EQ((*view)->EventsSince(events.size()).size(), 0u);
+
+  auto outcome = store.Outcome(*id);
+  ASSERT_OK(outcome);
+  EXPECT_EQ(outcome->info.format, document::OutputFormat::kMarkdown);
+  ASSERT_NE(outcome->document, nullptr);
+  ASSERT_EQ(outcome->document->pages.size(), 3u);
+  EXPECT_EQ(TextOf(outcome->document->pages[0]), "Alpha101");
+  EXPECT_EQ(TextOf(outcome->document->pages[1]), "Bravo202");
+  EXPECT_EQ(TextOf(outcome->document->pages[2]), "Charlie303");
+  EXPECT_FALSE(outcome->document->pages[0].blocks.empty());  // laid out for any format
+
+  // Only the results' memory is held once the job ended; forgetting it frees that too (the
+  // outcome's pages stay valid while it is held).
+  const std::int64_t results = budget.reserved();
+  EXPECT_GT(results, 0);
+  auto forgotten = store.Delete(*id);
+  ASSERT_OK(forgotten);
+  EXPECT_EQ(forgotten->snapshot.state, JobState::kSucceeded);
+  EXPECT_EQ(store.Find(*id).status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(TextOf(outcome->document->pages[2]), "Charlie303");
+  view->reset();
+  outcome = Status(StatusCode::kCancelled, "dropped");
+  EXPECT_EQ(budget.reserved(), 0);
+}
+
+TEST_F(DocumentJobsTest, DeleteCancelsAnUnfinishedJobAndItsPagesStop) {
+  JobStore store({}, Workers(), 1);  // one page at a time: the rest wait
+  auto id = store.Create(Input());
+  ASSERT_OK(id);
+  auto cancelled = store.Delete(*id);
+  ASSERT_OK(cancelled);
+  EXPECT_EQ(cancelled->snapshot.state, JobState::kCancelled);
+  EXPECT_THAT(cancelled->snapshot.error.message(), HasSubstr("DELETE"));
+  EXPECT_LT(cancelled->snapshot.pages_done, 3);
+  ASSERT_TRUE(WaitFor([&] { return store.Idle(); }));
+  auto outcome = store.Outcome(*id);  // still listed until it expires or is deleted again
+  ASSERT_OK(outcome);
+  EXPECT_EQ(outcome->document, nullptr);
+  ASSERT_OK(store.Delete(*id));
+  EXPECT_EQ(store.Find(*id).status().code(), StatusCode::kNotFound);
+}
+
+TEST_F(DocumentJobsTest, MaxJobsCountsStreamsButOnlyJobsAreListed) {
+  JobLimits limits;
+  limits.max_jobs = 2;
+  JobStore store(limits, Workers(), 1);
+  auto stream = store.Start(Input(), /*listed=*/false);
+  ASSERT_OK(stream);
+  EXPECT_EQ(store.Find((*stream)->id()).status().code(), StatusCode::kNotFound);
+  auto job = store.Create(Input());
+  ASSERT_OK(job);
+  EXPECT_EQ(store.CanAdmit().code(), StatusCode::kResourceExhausted);
+  const auto refused = store.Create(Input());
+  EXPECT_EQ(refused.status().code(), StatusCode::kResourceExhausted);
+  EXPECT_THAT(refused.status().message(), HasSubstr("--max-jobs"));
+
+  // Draining: nothing new, and Abandon stops what runs.
+  store.StopAdmitting();
+  EXPECT_EQ(store.CanAdmit().code(), StatusCode::kUnavailable);
+  store.Abandon(Status(StatusCode::kUnavailable, "shutting down"));
+  ASSERT_TRUE(WaitFor([&] { return store.Idle(); }));
+  auto left = store.Find(*job);
+  ASSERT_OK(left);
+  EXPECT_EQ(left->snapshot.state, JobState::kCancelled);
+  EXPECT_EQ(left->snapshot.error.message(), "shutting down");
+}
+
+TEST_F(DocumentJobsTest, JobsPastTheirTimeoutFailAndExpireAfterTheirTtl) {
+  JobLimits limits;
+  limits.timeout = 0s;  // every page is past the job's deadline
+  limits.ttl = 0s;
+  JobStore store(limits, Workers(), 1);
+  auto id = store.Create(Input());
+  ASSERT_OK(id);
+  auto view = store.Follow(*id, 0);
+  ASSERT_OK(view);
+  ASSERT_TRUE(WaitFor([&] {
+    store.Sweep();
+    return IsFinished((*view)->Snapshot().state);
+  }));
+  EXPECT_EQ((*view)->Snapshot().state, JobState::kFailed);
+  EXPECT_EQ((*view)->Snapshot().error.code(), StatusCode::kDeadlineExceeded);
+  std::this_thread::sleep_for(10ms);
+  store.Sweep();
+  EXPECT_EQ(store.Find(*id).status().code(), StatusCode::kNotFound);
+}
+
+TEST_F(DocumentJobsTest, AJobReservesItsMemoryOrIsRefused) {
+  // Each page in flight is estimated at the models' working set (96 MB) and its pixels.
+  sched::MemoryBudget small(std::int64_t{64} << 20);
+  JobStore too_small({}, Workers(&small), 2);
+  const auto huge = too_small.Create(Input());
+  EXPECT_EQ(huge.status().code(), StatusCode::kImageTooLarge);
+  EXPECT_THAT(huge.status().message(), HasSubstr("--memory-budget-mb"));
+  EXPECT_EQ(small.reserved(), 0);
+
+  sched::MemoryBudget budget(std::int64_t{400} << 20);
+  auto held = budget.TryReserve(std::int64_t{300} << 20);
+  ASSERT_TRUE(held.has_value());
+  JobStore busy({}, Workers(&budget), 2);
+  const auto refused = busy.Create(Input());
+  EXPECT_EQ(refused.status().code(), StatusCode::kResourceExhausted);
+  EXPECT_EQ(budget.reserved(), std::int64_t{300} << 20);
+}
+
+// With --redis, each page a replica claims reserves its memory first: a replica whose budget
+// holds one page at a time reads one page at a time (instead of one per worker), and a page no
+// budget of that size can hold fails its job instead of going round the queue for ever.
+class RedisBudgetTest : public DocumentJobsTest {
+ protected:
+  void SetUp() override {
+    if (!testing::HaveRedisServer())
+      GTEST_SKIP() << testing::kRedisServer << " is not installed (scripts/bootstrap installs it)";
+    DocumentJobsTest::SetUp();
+    if (IsSkipped())
+      return;
+    ASSERT_TRUE(redis_.Start());
+  }
+
+  std::unique_ptr<RedisJobs> Replica(PageWorkers workers) {
+    RedisJobsConfig config;
+    config.endpoint.host = "127.0.0.1";
+    config.endpoint.port = redis_.port();
+    return std::make_unique<RedisJobs>(
+        config, JobLimits{}, std::move(workers), scheduler_->worker_count(),
+        std::vector<std::string>{"ppocrv4"}, document::InputLimits{});
+  }
+
+  // The job `id` once it ended (or as it is after 60 s).
+  static Result<JobInfo> WaitForEnd(RedisJobs& replica, const std::string& id) {
+    Result<JobInfo> job = Status(StatusCode::kUnavailable, "not yet");
+    WaitFor([&] {
+      job = replica.Find(id);
+      return job.ok() && IsFinished(job->snapshot.state);
+    });
+    return job;
+  }
+
+  testing::RedisProcess redis_;
+};
+
+TEST_F(RedisBudgetTest, ClaimedPagesStayWithinTheMemoryBudget) {
+  ASSERT_EQ(scheduler_->worker_count(), 2);
+  // One page (96 MB of working set and its pixels) fits; two do not.
+  sched::MemoryBudget budget(std::int64_t{150} << 20);
+  std::atomic<int> most_in_flight{0};
+  std::atomic<std::int64_t> most_reserved{0};
+  RedisJobs* replica_ptr = nullptr;
+  auto replica = Replica(Workers(&budget, [&](const document::DocumentPage& /*page*/) {
+    // While a page is being finished: what this replica holds now.
+    most_in_flight = std::max(most_in_flight.load(), replica_ptr->in_flight());
+    most_reserved = std::max(most_reserved.load(), budget.reserved());
+  }));
+  replica_ptr = replica.get();
+  auto id = replica->Create(Input());
+  ASSERT_OK(id);
+  replica->Start();
+  const Result<JobInfo> job = WaitForEnd(*replica, *id);
+  ASSERT_OK(job);
+  EXPECT_EQ(job->snapshot.state, JobState::kSucceeded) << job->snapshot.error.ToString();
+  EXPECT_EQ(most_in_flight.load(), 1);
+  EXPECT_GT(most_reserved.load(), std::int64_t{96} << 20);  // the page was reserved
+  EXPECT_LE(most_reserved.load(), budget.limit());
+  auto outcome = replica->Outcome(*id);
+  ASSERT_OK(outcome);
+  ASSERT_NE(outcome->document, nullptr);
+  ASSERT_EQ(outcome->document->pages.size(), 3u);
+  EXPECT_EQ(TextOf(outcome->document->pages[1]), "Bravo202");
+  replica.reset();
+  EXPECT_EQ(budget.reserved(), 0);
+}
+
+TEST_F(RedisBudgetTest, APageLargerThanTheWholeBudgetFailsItsJob) {
+  sched::MemoryBudget budget(std::int64_t{64} << 20);
+  auto replica = Replica(Workers(&budget));
+  auto id = replica->Create(Input());
+  ASSERT_OK(id);
+  replica->Start();
+  const Result<JobInfo> job = WaitForEnd(*replica, *id);
+  ASSERT_OK(job);
+  EXPECT_EQ(job->snapshot.state, JobState::kFailed);
+  EXPECT_EQ(job->snapshot.error.code(), StatusCode::kImageTooLarge);
+  EXPECT_THAT(job->snapshot.error.message(), HasSubstr("--memory-budget-mb"));
+  replica.reset();
+  EXPECT_EQ(budget.reserved(), 0);
+}
+
+}  // namespace
+}  // namespace ocr::jobs
