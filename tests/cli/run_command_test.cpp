@@ -93,6 +93,14 @@ TEST(RunCommandTest, UsageErrorsExitWith2) {
   EXPECT_EQ(bad_format.exit_code, 2);
   EXPECT_NE(bad_format.err.find("output_format must be one of"), std::string::npos)
       << bad_format.err;
+  // The reading options' flags are checked by the options' own rules.
+  const Outcome bad_score = RunOnnxocr({"run", "--drop-score", "2", "x.png"});
+  EXPECT_EQ(bad_score.exit_code, 2);
+  EXPECT_NE(bad_score.err.find("--drop-score: the value must be a number from 0 to 1"),
+            std::string::npos)
+      << bad_score.err;
+  EXPECT_EQ(RunOnnxocr({"run", "--det-limit-type", "fast", "x.png"}).exit_code, 2);
+  EXPECT_EQ(RunOnnxocr({"run", "--text-normalization", "maybe", "x.png"}).exit_code, 2);
 }
 
 TEST(RunCommandTest, BrokenModelSetExitsWith3NamingTheFile) {
@@ -314,6 +322,8 @@ TEST_F(RunDocumentTest, WordBoxesListEachLinesWords) {
   }
   EXPECT_EQ(joined, pt::WithoutSpaces(line["text"]));
   EXPECT_FALSE(nlohmann::json::parse(RunOk({}, png))["results"][0].contains("words"));
+  EXPECT_FALSE(nlohmann::json::parse(RunOk({"--word-boxes", "--no-word-boxes"}, png))["results"][0]
+                   .contains("words"));
 
   // Text-layer lines carry their words too, with the layer's exact texts.
   const auto pdf = pt::MakeTextPdf("cli_words", {"Invoice 1001 paid"}, "a4");

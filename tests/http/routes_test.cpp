@@ -219,7 +219,7 @@ TEST(ServerOptionsTest, MaxPdfPagesRefusesLongDocuments) {
 
 // The server's detection flags are the defaults of every request, and a request's own options
 // override them in both forms.
-TEST(ServerOptionsTest, DetectionFlagsAreDefaultsARequestOverrides) {
+TEST(ServerOptionsTest, ReadingFlagsAreDefaultsARequestOverrides) {
   const auto png_path =
       testing::RenderTextPng("Order 7781 shipped\nInvoice 2231 paid\nTotal 17 boxes");
   if (png_path.empty())
@@ -227,8 +227,8 @@ TEST(ServerOptionsTest, DetectionFlagsAreDefaultsARequestOverrides) {
   const std::string png = testing::ReadFileOrDie(png_path);
   ServerProcess server;
   // A 32 px detector input blurs the three lines into at most one.
-  ASSERT_TRUE(server.Start(
-      {"--det-limit-side-len", "32", "--det-limit-type", "max", "--text-normalization", "off"}));
+  ASSERT_TRUE(server.Start({"--det-limit-side-len", "32", "--det-limit-type", "max",
+                            "--text-normalization", "off", "--word-boxes"}));
   const Response blind = Send(server.port(), MakeRequest(bhttp::verb::post, "/ocr", OcrBody(png)));
   ASSERT_EQ(blind.result_int(), 200) << blind.body();
   EXPECT_LE(Json::parse(blind.body())["results"].size(), 1u) << blind.body();
@@ -242,6 +242,12 @@ TEST(ServerOptionsTest, DetectionFlagsAreDefaultsARequestOverrides) {
   const Json lines = Json::parse(json.body())["results"];
   ASSERT_EQ(lines.size(), 3u) << json.body();
   EXPECT_EQ(lines[0]["text"], "Order 7781 shipped");
+  EXPECT_TRUE(lines[0].contains("words")) << json.body();  // --word-boxes: the server's default
+
+  body["return_word_boxes"] = false;
+  const Response plain = Send(server.port(), MakeRequest(bhttp::verb::post, "/ocr", body.dump()));
+  ASSERT_EQ(plain.result_int(), 200) << plain.body();
+  EXPECT_FALSE(Json::parse(plain.body())["results"][0].contains("words")) << plain.body();
 
   const Response form = Send(server.port(), FormRequest({{"file", png, "a.png"},
                                                          {"det_limit_side_len", "960"},
