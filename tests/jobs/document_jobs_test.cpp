@@ -56,6 +56,10 @@ class DocumentJobsTest : public ::testing::Test {
     tiff_ = image::testing::RenderTextTiff({"Alpha 101", "Bravo 202", "Charlie 303"});
     if (tiff_.empty())
       GTEST_SKIP() << "pango-view not installed (scripts/bootstrap installs pango1.0-tools)";
+    // As the server does before it serves: the models' first runs (and OpenCV's lazily made
+    // singletons, which ThreadSanitizer cannot see made safely inside the uninstrumented library)
+    // happen on one thread, before the workers share the pipeline.
+    ASSERT_OK(testing::DefaultPipeline().WarmUp());
     auto scheduler = sched::Scheduler::Start({sched::WorkerGroupPlan{0, {-1, -1}}},
                                              sched::SchedulerConfig{8, /*pin_threads=*/false});
     ASSERT_OK(scheduler);
