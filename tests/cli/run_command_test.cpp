@@ -322,8 +322,9 @@ TEST_F(RunDocumentTest, WordBoxesListEachLinesWords) {
   }
   EXPECT_EQ(joined, pt::WithoutSpaces(line["text"]));
   EXPECT_FALSE(nlohmann::json::parse(RunOk({}, png))["results"][0].contains("words"));
-  EXPECT_FALSE(nlohmann::json::parse(RunOk({"--word-boxes", "--no-word-boxes"}, png))["results"][0]
-                   .contains("words"));
+  EXPECT_FALSE(
+      nlohmann::json::parse(RunOk({"--word-boxes", "--no-word-boxes"}, png))["results"][0].contains(
+          "words"));
 
   // Text-layer lines carry their words too, with the layer's exact texts.
   const auto pdf = pt::MakeTextPdf("cli_words", {"Invoice 1001 paid"}, "a4");
