@@ -1,4 +1,6 @@
-# Embeds static files (the Web UI) into a C++ library, generated at build time.
+# Embeds static files (the Web UI, the searchable PDF's font and colour
+# profile) into a C++ library, generated at
+# build time.
 #
 #   include(EmbedAssets)
 #   ocr_embed_assets(ocr_web
@@ -42,6 +44,10 @@ if(CMAKE_SCRIPT_MODE_FILE)
       set(type "image/x-icon")
     elseif(ext STREQUAL ".json")
       set(type "application/json")
+    elseif(ext STREQUAL ".ttf")
+      set(type "font/ttf")
+    elseif(ext STREQUAL ".icc")
+      set(type "application/vnd.iccprofile")
     else()
       message(FATAL_ERROR "EmbedAssets: no content type known for ${file}")
     endif()
@@ -134,7 +140,7 @@ function(ocr_embed_assets target)
       "-DNAMESPACE=${E_NAMESPACE}" "-DHEADER=${E_HEADER}"
       -P "${_OCR_EMBED_ASSETS_SCRIPT}"
     DEPENDS ${deps} "${_OCR_EMBED_ASSETS_SCRIPT}"
-    COMMENT "Embedding web assets into ${target}"
+    COMMENT "Embedding files into ${target}"
     VERBATIM)
   add_library(${target} STATIC "${out}")
 endfunction()

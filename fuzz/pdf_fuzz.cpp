@@ -2,7 +2,8 @@
 // small limits. Checked: Open fails only with the documented codes and otherwise reports 1 to
 // max_pages pages; page 0 renders to CV_8UC3 of exactly PageSize() and within the pixel limit,
 // or fails with kInvalidPdf / kImageTooLarge (always kImageTooLarge when PageSize() is over the
-// limit); text-layer boxes lie on the page; pages out of range are kInvalidArgument.
+// limit); text-layer boxes lie on the page; pages out of range are kInvalidArgument; a text
+// layer added with QPDF (pdf/searchable_pdf.h) gives a PDF or fails with kInvalidPdf / kInternal.
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -12,6 +13,7 @@
 #include "document/text_layer.h"
 #include "fuzz_support.h"
 #include "pdf/pdf_document.h"
+#include "pdf/searchable_pdf.h"
 
 namespace {
 
@@ -54,6 +56,27 @@ void CheckTextLayer(const ocr::pdf::PdfDocument& doc, const ocr::Result<cv::Size
   }
 }
 
+// The searchable PDF over the same bytes (QPDF reads them again): a layer of one word on page 1,
+// in the frame poppler rendered, gives a PDF that starts as one, or a clean failure.
+void CheckSearchable(std::span<const std::uint8_t> bytes, const ocr::Result<cv::Size>& size) {
+  if (!size.ok())
+    return;
+  ocr::pdf::LayerPage layer;
+  layer.width = size->width;
+  layer.height = size->height;
+  const auto w = static_cast<float>(size->width);
+  const auto h = static_cast<float>(size->height);
+  layer.lines.push_back({{"Word \xE4\xB8\xAD", {0, 0, w / 2, 0, w / 2, h / 2, 0, h / 2}}});
+  // Every other input as PDF/A too: the XMP is made from the input's own information dictionary.
+  const auto pdf = ocr::pdf::AddTextLayers(bytes, {{0, layer}}, bytes.size() % 2 == 1);
+  if (!pdf.ok()) {
+    const StatusCode code = pdf.status().code();
+    OCR_FUZZ_CHECK(code == StatusCode::kInvalidPdf || code == StatusCode::kInternal);
+    return;
+  }
+  OCR_FUZZ_CHECK(pdf->rfind("%PDF-", 0) == 0);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -74,6 +97,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   CheckRender(pdf, page_size);
   CheckTextLayer(pdf, page_size);
+  CheckSearchable(std::span<const std::uint8_t>(data, size), page_size);
   OCR_FUZZ_CHECK(pdf.PageSize(pdf.page_count()).status().code() == StatusCode::kInvalidArgument);
   OCR_FUZZ_CHECK(pdf.PageSize(-1).status().code() == StatusCode::kInvalidArgument);
   return 0;

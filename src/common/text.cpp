@@ -1,6 +1,9 @@
 #include "common/text.h"
 
 #include <algorithm>
+#include <optional>
+
+#include "common/utf8.h"
 
 namespace ocr {
 
@@ -26,29 +29,38 @@ std::string_view TrimOws(std::string_view s) {
   return s;
 }
 
+namespace {
+
+// The entity of a character markup must escape (the apostrophe as `apos` spells it); null for
+// any other.
+const char* MarkupEntity(char32_t c, const char* apos) {
+  switch (c) {
+    case '&':
+      return "&amp;";
+    case '<':
+      return "&lt;";
+    case '>':
+      return "&gt;";
+    case '"':
+      return "&quot;";
+    case '\'':
+      return apos;
+    default:
+      return nullptr;
+  }
+}
+
+}  // namespace
+
 std::string EscapeHtml(std::string_view text) {
   std::string out;
   out.reserve(text.size() + text.size() / 8);
   for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
+    const char* entity = MarkupEntity(static_cast<unsigned char>(c), "&#39;");
+    if (entity != nullptr)
+      out += entity;
+    else
+      out += c;
   }
   return out;
 }
@@ -59,6 +71,25 @@ std::string PrintableEcho(std::string_view value, std::size_t max_bytes) {
     out += (c >= 0x20 && c <= 0x7e) ? c : '?';
   if (value.size() > max_bytes)
     out += "...";
+  return out;
+}
+
+std::string EscapeXml(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t begin = i;
+    const std::optional<char32_t> c = NextCodePoint(text, i);
+    if (!c || (*c < 0x20 && *c != '\t' && *c != '\n' && *c != '\r') || *c == 0xFFFE ||
+        *c == 0xFFFF) {
+      continue;
+    }
+    const char* entity = MarkupEntity(*c, "&apos;");
+    if (entity != nullptr)
+      out += entity;
+    else
+      out.append(text.substr(begin, i - begin));
+  }
   return out;
 }
 

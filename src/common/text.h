@@ -38,6 +38,10 @@ std::string_view TrimOws(std::string_view s);
 // Escapes & < > " ' for HTML text and attribute values.
 std::string EscapeHtml(std::string_view text);
 
+// `text` escaped for XML text and attribute values; characters XML 1.0 cannot hold (C0 controls
+// other than tab, newline and carriage return, U+FFFE, U+FFFF, invalid UTF-8) are dropped.
+std::string EscapeXml(std::string_view text);
+
 // A client's value as it may be echoed in an error or a log: printable ASCII only (any other
 // byte, which could be part of a truncated UTF-8 sequence or a control character, becomes '?'),
 // at most `max_bytes` bytes, then "..." when cut.

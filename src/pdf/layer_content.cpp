@@ -1,0 +1,195 @@
+#include "pdf/layer_content.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string_view>
+#include <vector>
+
+#include "common/utf8.h"
+
+namespace ocr::pdf {
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+// How far from horizontal or vertical a line may turn and still be drawn flat (LayerContent).
+constexpr double kSnapDegrees = 5.0;
+
+struct Vec {
+  double x = 0;
+  double y = 0;
+};
+
+Vec Sub(const std::array<double, 2>& a, const std::array<double, 2>& b) {
+  return {a[0] - b[0], a[1] - b[1]};
+}
+
+double Length(const Vec& v) {
+  return std::hypot(v.x, v.y);
+}
+
+// A number as PDF content writes it: no exponent, at most 4 decimals, no trailing zeros.
+std::string Num(double v) {
+  if (!std::isfinite(v))
+    v = 0;
+  char text[48];
+  std::snprintf(text, sizeof(text), "%.4f", v);
+  std::string s = text;
+  while (!s.empty() && s.back() == '0')
+    s.pop_back();
+  if (!s.empty() && s.back() == '.')
+    s.pop_back();
+  return s == "-0" || s.empty() ? "0" : s;
+}
+
+void AppendHex16(std::uint32_t v, std::string& out) {
+  char text[8];
+  std::snprintf(text, sizeof(text), "%04X", static_cast<unsigned>(v & 0xFFFF));
+  out += text;
+}
+
+// The hex string of `text`'s codes; empty when it has none (control characters have no code).
+std::string Codes(std::string_view text, int& count) {
+  constexpr char32_t kReplacement = 0xFFFD;
+  std::string hex;
+  count = 0;
+  for (std::size_t i = 0; i < text.size();) {
+    const std::optional<char32_t> cp = NextCodePoint(text, i);
+    if (!cp || *cp < 0x20)
+      continue;
+    AppendHex16(*cp > 0xFFFF ? kReplacement : *cp, hex);
+    ++count;
+  }
+  return hex;
+}
+
+}  // namespace
+
+std::string LayerContent(const LayerPage& page, const PixelToUser& to_user,
+                         const std::string& font_name) {
+  std::string out;
+  for (const std::vector<LayerWord>& line : page.lines) {
+    // Each word's baseline (bottom-left to bottom-right) and height, in user space.
+    struct Placed {
+      std::array<double, 2> left, right;
+      double height;
+    };
+
+    std::vector<Placed> words;
+    std::vector<std::string> texts;
+    for (const LayerWord& word : line) {
+      const std::array<float, 8>& c = word.corners;
+      const Placed p{to_user(c[6], c[7]), to_user(c[4], c[5]),
+                     Length(Sub(to_user(c[0], c[1]), to_user(c[6], c[7])))};
+      if (Length(Sub(p.right, p.left)) > 0.01 && p.height > 0.01) {
+        words.push_back(p);
+        texts.push_back(word.text);
+      }
+    }
+    if (words.empty())
+      continue;
+    // A line within kSnapDegrees of an axis is drawn along the axis, every word on the line's
+    // mean baseline: poppler's extraction (pdftotext, and the indexers built on it) scatters the
+    // characters of text turned a degree or two, while a flat line is read whole and in order;
+    // its highlight is off at the ends by half the line's drift. Steeper lines follow their angle.
+    const Vec span = Sub(words.back().right, words.front().left);
+    const double angle = std::atan2(span.y, span.x);
+    const double quarter = std::round(angle / (kPi / 2)) * (kPi / 2);
+    const bool flat = std::abs(angle - quarter) <= kSnapDegrees * kPi / 180;
+    const Vec axis{std::cos(quarter), std::sin(quarter)};
+    const Vec up{-axis.y, axis.x};
+    const auto dot = [](const std::array<double, 2>& p, const Vec& v) {
+      return p[0] * v.x + p[1] * v.y;
+    };
+    double baseline = 0;
+    double line_height = 0;
+    for (const Placed& w : words) {
+      baseline += (dot(w.left, up) + dot(w.right, up)) / 2;
+      line_height += w.height;
+    }
+    baseline /= static_cast<double>(words.size());
+    line_height /= static_cast<double>(words.size());
+    for (std::size_t w = 0; w < words.size(); ++w) {
+      Vec dir;
+      std::array<double, 2> origin;
+      double width = 0;
+      double height = 0;
+      if (flat) {
+        dir = axis;
+        const double start = dot(words[w].left, axis);
+        width = dot(words[w].right, axis) - start;
+        origin = {axis.x * start + up.x * baseline, axis.y * start + up.y * baseline};
+        height = line_height;
+      } else {
+        const Vec along = Sub(words[w].right, words[w].left);
+        width = Length(along);
+        dir = {along.x / width, along.y / width};
+        origin = words[w].left;
+        height = words[w].height;
+      }
+      if (!(width > 0.01))
+        continue;
+      // The word and the space after it reach the next word's start, so extraction sees a gap
+      // where the space is (poppler drops space glyphs and finds words by their gaps): boxes of
+      // neighbours that touch or overlap squeeze the word rather than the gap. The last word of
+      // a line ends at its box.
+      std::string text = texts[w];
+      double advance = width;
+      if (w + 1 < words.size()) {
+        const Vec to_next = Sub(words[w + 1].left, origin);
+        const double next = to_next.x * dir.x + to_next.y * dir.y;
+        advance = next > width / 2 ? next : width;
+        text += ' ';
+      }
+      int count = 0;
+      const std::string hex = Codes(text, count);
+      if (count == 0)
+        continue;
+      const double natural = count * kAdvance / 1000.0 * height;
+      const double scale = std::clamp(100.0 * advance / natural, 1.0, 10000.0);
+      if (out.empty())
+        out = "BT\n3 Tr\n";
+      out += font_name + " " + Num(height) + " Tf\n" + Num(dir.x) + " " + Num(dir.y) + " " +
+             Num(-dir.y) + " " + Num(dir.x) + " " + Num(origin[0]) + " " + Num(origin[1]) +
+             " Tm\n" + Num(scale) + " Tz\n<" + hex + "> Tj\n";
+    }
+  }
+  if (!out.empty())
+    out += "ET\n";
+  return out;
+}
+
+const std::string& ToUnicodeCMap() {
+  static const std::string cmap = [] {
+    std::string out =
+        "/CIDInit /ProcSet findresource begin\n12 dict begin\nbegincmap\n"
+        "/CIDSystemInfo << /Registry (Adobe) /Ordering (UCS) /Supplement 0 >> def\n"
+        "/CMapName /Adobe-Identity-UCS def\n/CMapType 2 def\n"
+        "1 begincodespacerange\n<0000> <FFFF>\nendcodespacerange\n";
+    // A range may vary only in its last byte: one per high byte, surrogates left out.
+    std::vector<std::uint32_t> highs;
+    for (std::uint32_t high = 0; high <= 0xFF; ++high) {
+      if (high < 0xD8 || high > 0xDF)
+        highs.push_back(high);
+    }
+    for (std::size_t first = 0; first < highs.size(); first += 100) {
+      const std::size_t n = std::min<std::size_t>(100, highs.size() - first);
+      out += std::to_string(n) + " beginbfrange\n";
+      for (std::size_t i = first; i < first + n; ++i) {
+        out += '<';
+        AppendHex16(highs[i] << 8, out);
+        out += "> <";
+        AppendHex16(highs[i] << 8 | 0xFF, out);
+        out += "> <";
+        AppendHex16(highs[i] << 8, out);
+        out += ">\n";
+      }
+      out += "endbfrange\n";
+    }
+    out += "endcmap\nCMapName currentdict /CMap defineresource pop\nend\nend\n";
+    return out;
+  }();
+  return cmap;
+}
+
+}  // namespace ocr::pdf
