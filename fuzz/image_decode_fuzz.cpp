@@ -5,7 +5,8 @@
 // naming its format, and on the sniffed format reads what the probe read; a decoded image is
 // non-empty CV_8UC3 BGR within the limit and has the size the probe read (or turned by the
 // orientation of a JPEG or TIFF), since the limit is enforced on the probe; only a TIFF has
-// several frames, and its second frame decodes within the limit too.
+// several frames, and its second frame decodes within the limit too; the resolution and JPEG
+// embedding fields (image/internal/embedding.h) are stated whole or not at all.
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -16,6 +17,7 @@
 
 #include "fuzz_support.h"
 #include "image/decode.h"
+#include "image/internal/embedding.h"
 #include "image/internal/probe.h"
 
 namespace {
@@ -150,6 +152,22 @@ void CheckFrames(std::span<const std::uint8_t> bytes, Format format,
   }
 }
 
+// The embedding fields, of every format's parser whatever the magic bytes: a resolution is
+// stated in full (both axes, plausible) or not at all; a JPEG kept as it is has 1 or 3
+// components.
+void CheckEmbedding(std::span<const std::uint8_t> bytes) {
+  using ocr::image::EmbeddingInfo;
+  for (const EmbeddingInfo& e :
+       {ocr::image::ProbeEmbedding(bytes), ocr::image::internal::ProbeJpegEmbedding(bytes),
+        ocr::image::internal::ProbePngEmbedding(bytes),
+        ocr::image::internal::ProbeTiffEmbedding(bytes)}) {
+    OCR_FUZZ_CHECK((e.dpi_x == 0) == (e.dpi_y == 0));
+    OCR_FUZZ_CHECK(e.dpi_x == 0 || (e.dpi_x >= 1 && e.dpi_x < 100'000));
+    OCR_FUZZ_CHECK(e.dpi_y == 0 || (e.dpi_y >= 1 && e.dpi_y < 100'000));
+    OCR_FUZZ_CHECK(!e.jpeg_as_is || e.jpeg_components == 1 || e.jpeg_components == 3);
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int* /*argc*/, char*** /*argv*/) {
@@ -165,6 +183,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   CheckProbe(format, info);
   CheckHeaderParsers(bytes, format, info);
   CheckFrames(bytes, format, info);
+  CheckEmbedding(bytes);
 
   const auto image = ocr::image::DecodeImage(bytes, kOptions);
   if (image.ok()) {

@@ -14,6 +14,9 @@
 
 #include <opencv2/imgproc.hpp>
 
+#include "common/utf8.h"
+#include "document/archive_xml.h"
+#include "document/document.h"
 #include "document/layout.h"
 #include "document/render.h"
 #include "fuzz_support.h"
@@ -136,5 +139,22 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string markdown = ocr::document::FormatMarkdown(lines, blocks);
   const std::string html = ocr::document::FormatHtml(lines, blocks);
   OCR_FUZZ_CHECK(blocks.empty() || (!markdown.empty() && !html.empty()));
+
+  // The archive formats over the same page: every line with text becomes exactly one ocr_line
+  // and at most one TextLine, and no markup from the text leaks into them.
+  ocr::document::DocumentResult doc;
+  doc.page_count = 1;
+  doc.pages.push_back({0, width, height, false, lines, blocks, {}});
+  const std::string hocr = ocr::document::FormatHocr(doc);
+  const std::string alto = ocr::document::FormatAlto(doc);
+  std::size_t hocr_lines = 0;
+  for (std::size_t at = 0; (at = hocr.find("class='ocr_line'", at)) != std::string::npos; ++at)
+    ++hocr_lines;
+  OCR_FUZZ_CHECK(hocr_lines == seen.size());
+  for (const std::string* xml : {&hocr, &alto}) {
+    OCR_FUZZ_CHECK(ocr::IsValidUtf8(*xml));
+    for (const char c : *xml)
+      OCR_FUZZ_CHECK(static_cast<unsigned char>(c) >= 0x20 || c == '\n' || c == '\t');
+  }
   return 0;
 }

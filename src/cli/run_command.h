@@ -1,4 +1,5 @@
-// `onnxocr run`: OCR files and print the API's JSON, or text, Markdown or HTML, to stdout.
+// `onnxocr run`: OCR files and print the API's JSON, or text, Markdown, HTML, hOCR or ALTO, to
+// stdout or -o; or write one file's searchable PDF.
 #pragma once
 
 #include <string>
@@ -14,6 +15,7 @@ struct RunOptions {
   InputFlags input;   // --models, the input limits and the reading options
   std::string model;  // which set to use; empty = the first
   std::string format = "json";
+  std::string output;  // -o: the file written instead of stdout
   std::vector<std::string> files;
   int threads = 0;         // ONNX Runtime intra-op threads; 0 = all usable cores
   bool paginate = false;   // page separators in text, markdown and html output

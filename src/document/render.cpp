@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/text.h"
+#include "document/archive_xml.h"
 #include "document/layout.h"
 
 namespace ocr::document {
@@ -176,11 +177,14 @@ struct NamedFormat {
   OutputFormat format;
 };
 
-constexpr std::array<NamedFormat, 4> kFormats = {{
+constexpr std::array<NamedFormat, 7> kFormats = {{
     {"json", OutputFormat::kJson},
-    {"text", OutputFormat::kText},
     {"markdown", OutputFormat::kMarkdown},
     {"html", OutputFormat::kHtml},
+    {"text", OutputFormat::kText},
+    {"hocr", OutputFormat::kHocr},
+    {"alto", OutputFormat::kAlto},
+    {"pdf", OutputFormat::kPdf},
 }};
 
 // marker's page rule: "{N}" and 48 dashes, with a blank line on either side.
@@ -241,8 +245,11 @@ Result<OutputFormat> ParseOutputFormat(std::string_view name) {
       return f.format;
     }
   }
-  return InvalidArgument("output_format must be one of json, markdown, html, text (got '" +
-                         PrintableEcho(name) + "')");
+  std::string names;
+  for (const NamedFormat& f : kFormats)
+    names += (names.empty() ? "" : ", ") + std::string(f.name);
+  return InvalidArgument("output_format must be one of " + names + " (got '" + PrintableEcho(name) +
+                         "')");
 }
 
 std::string_view OutputFormatName(OutputFormat format) {
@@ -252,6 +259,11 @@ std::string_view OutputFormatName(OutputFormat format) {
     }
   }
   return "json";  // unreachable: every enumerator is in kFormats
+}
+
+bool NeedsWordBoxes(OutputFormat format) {
+  return format == OutputFormat::kHocr || format == OutputFormat::kAlto ||
+         format == OutputFormat::kPdf;
 }
 
 std::string FormatText(std::span<const TextLine> lines) {
@@ -362,8 +374,14 @@ std::vector<Block> PageBlocks(const DocumentPage& page) {
 }
 
 std::string FormatPage(OutputFormat format, const DocumentPage& page) {
-  if (format == OutputFormat::kJson) {
+  if (format == OutputFormat::kJson || format == OutputFormat::kPdf) {
     return {};
+  }
+  if (format == OutputFormat::kHocr || format == OutputFormat::kAlto) {
+    DocumentResult one;
+    one.page_count = 1;
+    one.pages.push_back(page);
+    return FormatDocument(one, format, false);
   }
   if (format == OutputFormat::kText) {
     return FormatText(page.lines);
@@ -374,10 +392,14 @@ std::string FormatPage(OutputFormat format, const DocumentPage& page) {
 }
 
 std::string FormatDocument(const DocumentResult& document, OutputFormat format, bool paginate) {
-  if (format == OutputFormat::kJson)
+  if (format == OutputFormat::kJson || format == OutputFormat::kPdf)
     return {};
   if (format == OutputFormat::kHtml)
     return HtmlDocument(document, paginate);
+  if (format == OutputFormat::kHocr)
+    return FormatHocr(document);
+  if (format == OutputFormat::kAlto)
+    return FormatAlto(document);
   if (paginate)
     return PaginateLikeMarker(document, format);
   std::string out;

@@ -1,5 +1,6 @@
 // The writers: recognized lines (with boxes, in reading order) as text, Markdown or HTML, page
-// by page for documents. Shared by the CLI (`onnxocr run --format`) and the HTTP API
+// by page for documents, and the archive formats hOCR and ALTO (archive_xml.h) for whole
+// documents. Shared by the CLI (`onnxocr run --format`) and the HTTP API
 // (`output_format`); JSON is the HTTP layer's business (http/response_json.h).
 // Thread-safety: pure functions.
 #pragma once
@@ -16,20 +17,25 @@
 
 namespace ocr::document {
 
-enum class OutputFormat { kJson, kText, kMarkdown, kHtml };
+// kPdf is the searchable PDF (searchable_pdf.h): not text, so FormatDocument writes nothing.
+enum class OutputFormat { kJson, kText, kMarkdown, kHtml, kHocr, kAlto, kPdf };
 
-// Accepts "json", "text", "markdown", "html" (case-insensitive); kInvalidArgument otherwise,
-// with a message that lists the accepted values.
+// Accepts "json", "text", "markdown", "html", "hocr", "alto", "pdf" (case-insensitive);
+// kInvalidArgument otherwise, with a message that lists the accepted values.
 Result<OutputFormat> ParseOutputFormat(std::string_view name);
 
 std::string_view OutputFormatName(OutputFormat format);
+
+// Whether `format` places each word (hOCR, ALTO, PDF): its pages are read with word boxes
+// whatever the request says of listing them.
+bool NeedsWordBoxes(OutputFormat format);
 
 // The page's blocks; laid out from its lines (without rulings) when it carries none, as a page
 // built by hand does.
 std::vector<Block> PageBlocks(const DocumentPage& page);
 
 // One page in `format` (empty for kJson): FormatText, or FormatMarkdown / FormatHtml over the
-// page's blocks (laid out now when the page carries none).
+// page's blocks (laid out now when the page carries none); hOCR and ALTO of the page alone.
 std::string FormatPage(OutputFormat format, const DocumentPage& page);
 
 // The lines' texts in the given order, one per line ("\n"-separated, with a final newline when
@@ -60,7 +66,8 @@ std::string BlockHtml(std::span<const pipeline::TextLine> lines, const Block& bl
 // The document as text, Markdown or HTML, page after page. With `paginate`, text and Markdown
 // are paginated exactly as marker's server does it (spec/API.md: "\n\n{N}" + 48 dashes +
 // "\n\n" before each page). HTML is a whole HTML5 document (UTF-8), each page a
-// <div class='page' data-page-id='N'> when paginated.
+// <div class='page' data-page-id='N'> when paginated. hOCR and ALTO are one document of all
+// the pages whatever `paginate` says.
 std::string FormatDocument(const DocumentResult& document, OutputFormat format, bool paginate);
 
 }  // namespace ocr::document

@@ -15,7 +15,7 @@ using pipeline::LimitType;
 constexpr unsigned kEverywhere = kJsonForm | kMultipartForm | kRunFlag | kServerFlag;
 constexpr unsigned kDocumentForms = kMultipartForm | kRunFlag | kServerFlag;
 
-const std::array<RequestOption, 10> kOptions = {{
+const std::array<RequestOption, 11> kOptions = {{
     {"cls", OptionKind::kBool, kEverywhere, "cls", false, 0, 0, "",
      "Turn text lines that the direction classifier finds upside down (ignored by model sets "
      "without a classifier)",
@@ -61,6 +61,10 @@ const std::array<RequestOption, 10> kOptions = {{
      "PDFs: OCR every page, even where it has a text layer", "",
      [](const DocumentOptions& o) -> OptionValue { return o.force_ocr; },
      [](DocumentOptions& o, const OptionValue& v) { o.force_ocr = std::get<bool>(v); }},
+    {"pdfa", OptionKind::kBool, kDocumentForms, "pdfa", false, 0, 0, "",
+     "output_format=pdf: write PDF/A-2b (XMP metadata, an sRGB output intent)", "",
+     [](const DocumentOptions& o) -> OptionValue { return o.pdfa; },
+     [](DocumentOptions& o, const OptionValue& v) { o.pdfa = std::get<bool>(v); }},
     {"page_range", OptionKind::kText, kMultipartForm | kRunFlag, "pages", false, 0, 0, "",
      "Pages of a PDF or frames of a TIFF, e.g. 0-3,7 (from 0); all when absent", "",
      [](const DocumentOptions& o) -> OptionValue { return o.page_range; },

@@ -122,7 +122,10 @@ class Api {
   // A job route's answer, computed by `answer` from the job store: now, or as Work on a worker
   // when the store's calls block (Redis); a 404 for an id of the wrong shape and a 503 while
   // the store is unreachable, at once.
-  Routed JobRoute(ApiRequest& request, Reply (Api::*answer)(const ApiRequest& request) const) const;
+  // `heavy`: the answer may take a worker's time (a searchable PDF is made from the upload), so
+  // it is always Work.
+  Routed JobRoute(ApiRequest& request, Reply (Api::*answer)(const ApiRequest& request) const,
+                  bool heavy = false) const;
   Reply AnswerStatus(const ApiRequest& request) const;
   Reply AnswerDelete(const ApiRequest& request) const;
   Reply AnswerResult(const ApiRequest& request) const;

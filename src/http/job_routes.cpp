@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "http/api.h"
+#include "http/download.h"
 #include "http/internal/route_replies.h"
 #include "http/job_streams.h"
 #include "http/response_json.h"
@@ -61,12 +62,13 @@ Reply Api::JobFailure(const Status& status, const ApiRequest& r) {
   return FailureReply(status, r.request_id);
 }
 
-Routed Api::JobRoute(ApiRequest& r, Reply (Api::*answer)(const ApiRequest& request) const) const {
+Routed Api::JobRoute(ApiRequest& r, Reply (Api::*answer)(const ApiRequest& request) const,
+                     bool heavy) const {
   if (!jobs::IsJobId(r.path_id))
     return Answer(r.path, JobNotFound(r.path_id));
   if (Status health = jobs_.Health(); !health.ok())
     return Answer(r.path, StatusReply(health));
-  if (!jobs_.blocking())
+  if (!jobs_.blocking() && !heavy)
     return Answer(r.path, (this->*answer)(r));
   // A store on the network is called from the worker that runs this, never from an I/O thread.
   return Later(r.path, [this, answer, request = r](const WorkContext& /*context*/) {
@@ -83,7 +85,7 @@ Routed Api::JobDelete(ApiRequest& r) const {
 }
 
 Routed Api::JobResult(ApiRequest& r) const {
-  return JobRoute(r, &Api::AnswerResult);
+  return JobRoute(r, &Api::AnswerResult, /*heavy=*/true);
 }
 
 Routed Api::JobEvents(ApiRequest& r) const {
@@ -121,6 +123,15 @@ Reply Api::AnswerResult(const ApiRequest& r) const {
     return NotFinished(job.snapshot);
   if (job.snapshot.state != jobs::JobState::kSucceeded || outcome->document == nullptr)
     return JobErrorReply(job.snapshot.error);
+  if (job.format == document::OutputFormat::kPdf) {
+    if (outcome->upload == nullptr)
+      return FailureReply(Status(StatusCode::kInternal, "a PDF job kept no upload"), r.request_id);
+    document::DocumentOptions options;
+    options.limits = config_.limits;
+    options.pdfa = job.pdfa;
+    Result<Reply> pdf = SearchablePdfReply(AsBytes(outcome->file), *outcome->document, options, "");
+    return pdf.ok() ? std::move(pdf).value() : FailureReply(pdf.status(), r.request_id);
+  }
   // Its pages were counted in the metrics when they were read, not again for each reading.
   Reply reply{200, DumpJson(DocumentResponseJson(*outcome->document, job.format, job.paginate,
                                                  job.seconds, job.word_boxes))};

@@ -161,6 +161,7 @@ ParsedCall ParseJsonForm(std::string text, const document::DocumentOptions& defa
   call.size = call.body.size();
   call.base64 = true;
   call.options.page_range = "0";  // the JSON form answers one page: a TIFF's first frame
+  call.word_boxes = call.options.ocr.word_boxes;
   return call;
 }
 
@@ -190,6 +191,15 @@ ParsedCall ParseMultipartForm(std::string body, std::string_view content_type,
     SetMarkerFormat("markdown", call);  // marker's default
   if (!call.document_format)
     call.document_format = document::OutputFormat::kJson;
+  if (call.stream && *call.document_format == document::OutputFormat::kPdf) {
+    return Invalid(
+        "output_format=pdf cannot be streamed: create a job (POST /jobs) and fetch its "
+        "result_url, or send the request without stream");
+  }
+  call.word_boxes = call.options.ocr.word_boxes;
+  if (document::NeedsWordBoxes(*call.document_format))
+    call.options.ocr.word_boxes = true;
+  call.file_name = file->filename;
   // The call owns the body; the file part is found again by its offset after the move.
   call.offset = static_cast<std::size_t>(file->body.data() - body.data());
   call.size = file->body.size();

@@ -27,12 +27,19 @@ struct OcrCall {
   std::string model;    // model set name; "" = the default
   // What to read and how; options.limits are the Api's, set when it runs the call.
   document::DocumentOptions options;
+  // Whether the JSON answer lists each line's words (return_word_boxes). Words may be read
+  // without being listed: the archive formats place every word.
+  bool word_boxes = false;
   // The multipart form answers pages in this format; nullopt: the JSON form's answer, one page.
   std::optional<document::OutputFormat> document_format;
   bool paginate = false;  // page separators in `output` (paginate_output)
   bool stream = false;    // the multipart form's stream=true: NDJSON page by page
   // Set for marker's POST /marker/upload: the answer is marker's, in this format.
   std::optional<MarkerFormat> marker_format;
+
+  // The uploaded file's name as the client gave it: client text, only ever echoed sanitized
+  // (the searchable PDF's download name).
+  std::string file_name;
 
   std::string_view file() const { return std::string_view(body).substr(offset, size); }
 };

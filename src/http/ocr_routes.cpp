@@ -8,6 +8,7 @@
 #include "document/document.h"
 #include "http/api.h"
 #include "http/base64.h"
+#include "http/download.h"
 #include "http/internal/route_replies.h"
 #include "http/job_streams.h"
 #include "http/marker_api.h"
@@ -144,6 +145,7 @@ Reply Api::StartJob(OcrCall& call, std::size_t pipe, bool as_job,
   input.format = call.document_format.value_or(document::OutputFormat::kJson);
   input.paginate = call.paginate;
   input.options = call.options;
+  input.word_boxes = call.word_boxes;
   if (as_job) {
     Result<std::string> id = jobs_.Create(std::move(input));
     if (!id.ok())
@@ -192,7 +194,14 @@ Reply Api::RunOcr(const OcrCall& call, std::size_t pipe, const WorkContext& cont
       document::ReadDocument(**reader, *context.pipelines[pipe], context.stop, context.runner);
   if (!doc.ok())
     return failed(doc.status());
-  const bool words = call.options.ocr.word_boxes;
+  const bool words = call.word_boxes;
+  if (call.document_format == document::OutputFormat::kPdf) {
+    Result<Reply> pdf = SearchablePdfReply(AsBytes(bytes), *doc, call.options, call.file_name);
+    if (!pdf.ok())
+      return failed(pdf.status());
+    RecordDocument(*doc);
+    return std::move(pdf).value();
+  }
   if (call.marker_format) {
     Reply reply(200, MarkerResponseJson(*doc, *call.marker_format, call.paginate)
                          .dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace));

@@ -19,6 +19,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include "common/check.h"
+#include "image/internal/embedding.h"
 #include "image/internal/probe.h"
 
 // The byte parsers of the headers are in image/internal/probe.cpp; this file runs OpenCV's
@@ -223,6 +224,19 @@ Format SniffFormat(Bytes bytes) {
     }
   }
   return Format::kUnknown;
+}
+
+EmbeddingInfo ProbeEmbedding(Bytes bytes) {
+  switch (SniffFormat(bytes)) {
+    case Format::kJpeg:
+      return internal::ProbeJpegEmbedding(bytes);
+    case Format::kPng:
+      return internal::ProbePngEmbedding(bytes);
+    case Format::kTiff:
+      return internal::ProbeTiffEmbedding(bytes);
+    default:
+      return {};
+  }
 }
 
 Result<ImageInfo> ProbeImage(Bytes bytes) {

@@ -33,6 +33,20 @@ struct ImageInfo {
 // kUndecodableImage (a known format whose header is truncated or malformed).
 Result<ImageInfo> ProbeImage(std::span<const std::uint8_t> bytes);
 
+// What a PDF page made of the image needs besides its pixels.
+struct EmbeddingInfo {
+  double dpi_x = 0;  // the resolution the file states; 0 when it states none
+  double dpi_y = 0;
+  // A JPEG whose bytes can be a PDF image as they are (DCTDecode): 8-bit samples, 1 or 3
+  // components, no Adobe colour transform marker, EXIF orientation 1 (its pixels are as shown).
+  bool jpeg_as_is = false;
+  int jpeg_components = 0;  // JPEG: the frame's components
+};
+
+// Reads it from the header of an image of the format SniffFormat finds (a TIFF's first IFD);
+// never fails: what a header does not state, or states wrongly, is left at its default.
+EmbeddingInfo ProbeEmbedding(std::span<const std::uint8_t> bytes);
+
 struct DecodeOptions {
   // Largest accepted width x height; checked from the header before decoding.
   std::int64_t max_pixels = 50'000'000;

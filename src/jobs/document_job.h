@@ -9,7 +9,8 @@
 // own cursor: the transport turns it into NDJSON lines or Server-Sent Events.
 //
 // Lifecycle: queued -> running (a first page started) -> succeeded | failed | cancelled. The
-// upload and the document reader are freed when the job ends; the results when it is destroyed.
+// upload and the document reader are freed when the job ends (the upload is kept with the results
+// when the answer is a searchable PDF, which is made from it); the results when it is destroyed.
 // Thread-safety: every public member is safe from any thread.
 #pragma once
 
@@ -48,13 +49,15 @@ struct PageWorkers {
 
 // Everything a job needs, made by the route that admits it.
 struct JobSpec {
-  std::unique_ptr<const std::string> upload;  // owns the bytes the reader reads
+  std::shared_ptr<const std::string> upload;  // owns the bytes the reader reads
+  std::string_view file;                      // the document inside *upload
   std::unique_ptr<document::PageReader> reader;
   std::size_t pipeline = 0;  // index of the model set in each group's list
   // How the answer is shaped (GET /jobs/{id}/result, the stream's last line).
   document::OutputFormat format = document::OutputFormat::kJson;
   bool paginate = false;
   bool word_boxes = false;
+  bool pdfa = false;  // the searchable PDF answered is PDF/A-2b
   // Released when the job ends (upload, pages in flight) and when it is destroyed (results).
   std::optional<sched::MemoryBudget::Lease> work_lease;
   std::optional<sched::MemoryBudget::Lease> result_lease;
@@ -120,7 +123,7 @@ class DocumentJob final : public JobView, public std::enable_shared_from_this<Do
   void Notify() EXCLUDES(mu_);
 
   const std::string id_;
-  JobSpec spec_;  // reader and upload are reset when the job ends
+  JobSpec spec_;  // reader (and upload but for a PDF answer) reset when the job ends
   const Clock::time_point deadline_;
   const Clock::time_point created_steady_ = Clock::now();
   const std::chrono::system_clock::time_point created_ = std::chrono::system_clock::now();

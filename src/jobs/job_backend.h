@@ -30,6 +30,7 @@ struct JobInput {
   document::OutputFormat format = document::OutputFormat::kJson;
   bool paginate = false;
   document::DocumentOptions options;  // the request's; limits are the server's
+  bool word_boxes = false;  // the JSON answer lists words (options may read them regardless)
 };
 
 // A job as its store reports it.
@@ -39,6 +40,7 @@ struct JobInfo {
   document::OutputFormat format = document::OutputFormat::kJson;
   bool paginate = false;
   bool word_boxes = false;
+  bool pdfa = false;   // output_format=pdf answers PDF/A-2b (the request's pdfa)
   double seconds = 0;  // from admission to the end (or to now while unfinished)
 };
 
@@ -46,6 +48,10 @@ struct JobInfo {
 struct JobOutcome {
   JobInfo info;
   std::shared_ptr<const document::DocumentResult> document;  // null unless it succeeded
+  // A succeeded job whose answer is a searchable PDF: the bytes it is made from (`file` inside
+  // `upload`); null otherwise.
+  std::shared_ptr<const std::string> upload;
+  std::string_view file;
 };
 
 // What /info and /readyz tell of the store.

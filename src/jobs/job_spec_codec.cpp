@@ -55,7 +55,8 @@ Status Corrupt(std::string_view why) {
 std::string EncodeJobSpec(const SharedJobSpec& spec) {
   Json j = {{"model", spec.model},
             {"format", document::OutputFormatName(spec.format)},
-            {"paginate", spec.paginate}};
+            {"paginate", spec.paginate},
+            {"listed_word_boxes", spec.word_boxes}};
   for (const document::RequestOption& option : document::RequestOptions())
     j[std::string(StoredKey(option))] = ToJson(option.get(spec.options));
   return j.dump();
@@ -98,6 +99,10 @@ Result<SharedJobSpec> DecodeJobSpec(std::string_view text) {
     if (Status set = document::SetOption(option, *value, spec.options); !set.ok())
       return Corrupt(set.message());
   }
+  // Stored before words could be read without being listed: they were listed when read.
+  const auto listed = j.find("listed_word_boxes");
+  spec.word_boxes =
+      listed != j.end() && listed->is_boolean() ? listed->get<bool>() : spec.options.ocr.word_boxes;
   return spec;
 }
 

@@ -20,6 +20,7 @@ struct SharedJobSpec {
   document::OutputFormat format = document::OutputFormat::kJson;
   bool paginate = false;
   document::DocumentOptions options;  // the client's options (limits are each replica's own)
+  bool word_boxes = false;  // the JSON answer lists words (options may read them regardless)
 };
 
 std::string EncodeJobSpec(const SharedJobSpec& spec);

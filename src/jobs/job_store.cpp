@@ -22,7 +22,10 @@ Status NoSuchJob(std::string_view id) {
 
 JobInfo InfoOf(const DocumentJob& job) {
   const JobSpec& spec = job.spec();
-  return {job.id(), job.Snapshot(), spec.format, spec.paginate, spec.word_boxes, job.seconds()};
+  JobInfo info{job.id(), job.Snapshot(), spec.format, spec.paginate, spec.word_boxes};
+  info.pdfa = spec.pdfa;
+  info.seconds = job.seconds();
+  return info;
 }
 
 }  // namespace
@@ -87,15 +90,21 @@ Result<std::shared_ptr<DocumentJob>> JobStore::Start(JobInput input, bool listed
   OCR_ASSIGN_OR_RETURN(auto work_lease,
                        ReserveDocumentMemory(workers_.memory_budget, *input.reader, window_,
                                              static_cast<std::int64_t>(input.upload->size())));
-  OCR_ASSIGN_OR_RETURN(auto result_lease,
-                       ReserveBytes(workers_.memory_budget, pages * kResultBytesPerPage));
+  // A searchable PDF is made from the upload when the result is asked for: it is kept as long.
+  const std::int64_t kept_upload = input.format == document::OutputFormat::kPdf
+                                       ? static_cast<std::int64_t>(input.upload->size())
+                                       : 0;
+  OCR_ASSIGN_OR_RETURN(auto result_lease, ReserveBytes(workers_.memory_budget,
+                                                       pages * kResultBytesPerPage + kept_upload));
   JobSpec spec;
   spec.upload = std::move(input.upload);
+  spec.file = input.file;
   spec.reader = std::move(input.reader);
   spec.pipeline = input.pipeline;
   spec.format = input.format;
   spec.paginate = input.paginate;
-  spec.word_boxes = input.options.ocr.word_boxes;
+  spec.pdfa = input.options.pdfa;
+  spec.word_boxes = input.word_boxes;
   if (work_lease)
     spec.work_lease.emplace(std::move(*work_lease));
   if (result_lease)
@@ -153,10 +162,15 @@ Result<JobInfo> JobStore::Delete(std::string_view id) {
 
 Result<JobOutcome> JobStore::Outcome(std::string_view id) {
   OCR_ASSIGN_OR_RETURN(const std::shared_ptr<DocumentJob> job, Lookup(id));
-  JobOutcome outcome{InfoOf(*job), nullptr};
+  JobOutcome outcome;
+  outcome.info = InfoOf(*job);
   if (outcome.info.snapshot.state == JobState::kSucceeded) {
     // Shares the job's ownership: the pages live as long as either.
     outcome.document = std::shared_ptr<const document::DocumentResult>(job, &job->result());
+    if (job->spec().format == document::OutputFormat::kPdf) {
+      outcome.upload = job->spec().upload;
+      outcome.file = job->spec().file;
+    }
   }
   return outcome;
 }

@@ -180,6 +180,7 @@ Result<std::string> RedisJobs::Create(JobInput input) {
   spec.format = input.format;
   spec.paginate = input.paginate;
   spec.options = std::move(input.options);
+  spec.word_boxes = input.word_boxes;
   Result<std::string> id = Submit(input.file, spec, input.reader->page_count(),
                                   static_cast<int>(input.reader->pages().size()));
   if (!id.ok())
@@ -197,9 +198,10 @@ Result<std::string> RedisJobs::Submit(std::string_view upload, const SharedJobSp
   const std::string total = std::to_string(pages_total);
   const std::string spec_json = EncodeJobSpec(spec);
   const std::string max_bytes = std::to_string(config_.max_result_bytes);
+  const std::string keep_upload = spec.format == document::OutputFormat::kPdf ? "1" : "0";
   OCR_ASSIGN_OR_RETURN(RedisReply admitted,
                        Eval(internal::kCreate, {id, max_jobs, ttl, timeout, pages, total, spec_json,
-                                                max_bytes, upload}));
+                                                max_bytes, upload, keep_upload}));
   if (admitted.integer == 0) {
     return Status(StatusCode::kResourceExhausted,
                   std::to_string(limits_.max_jobs) +
@@ -224,7 +226,8 @@ Result<RedisJobs::StoredJob> RedisJobs::Lookup(std::string_view id) {
   info.id = std::string(id);
   info.format = job.spec.format;
   info.paginate = job.spec.paginate;
-  info.word_boxes = job.spec.options.ocr.word_boxes;
+  info.word_boxes = job.spec.word_boxes;
+  info.pdfa = job.spec.options.pdfa;
   JobSnapshot& s = info.snapshot;
   s.state = StateFrom(get("state"));
   s.page_count = static_cast<int>(ToInt(get("page_count")));
@@ -265,7 +268,8 @@ Result<JobInfo> RedisJobs::Delete(std::string_view id) {
 
 Result<JobOutcome> RedisJobs::Outcome(std::string_view id) {
   OCR_ASSIGN_OR_RETURN(JobInfo info, Find(id));
-  JobOutcome outcome{std::move(info), nullptr};
+  JobOutcome outcome;
+  outcome.info = std::move(info);
   const JobSnapshot& snap = outcome.info.snapshot;
   if (snap.state != JobState::kSucceeded)
     return outcome;
@@ -288,6 +292,16 @@ Result<JobOutcome> RedisJobs::Outcome(std::string_view id) {
     OCR_ASSIGN_OR_RETURN(result->pages[i], DecodePage(text));
   }
   outcome.document = std::move(result);
+  if (outcome.info.format == document::OutputFormat::kPdf) {
+    Result<RedisReply> upload = pool_.Command({"GET", JobKey(id) + ":upload"});
+    if (!upload.ok())
+      return Explained(upload.status());
+    if (upload->nil())
+      return Status(StatusCode::kUnavailable, "the job's document is gone from Redis");
+    auto bytes = std::make_shared<const std::string>(std::move(upload->str));
+    outcome.file = *bytes;
+    outcome.upload = std::move(bytes);
+  }
   return outcome;
 }
 

@@ -30,6 +30,7 @@ export const els = {
   processingTime: $('processing-time'),
   copyAll: $('copy-all'),
   downloadJson: $('download-json'),
+  downloadPdf: $('download-pdf'),
   output: $('output'),
   outputFormat: $('output-format'),
 };

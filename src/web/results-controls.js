@@ -1,7 +1,8 @@
 // The results' controls: the pager, linking each box to its line (hover, click, focus), copying
-// all text and the JSON download.
+// all text, the JSON download and the searchable PDF's.
 
-import { els, state } from './dom.js';
+import { els, showError, state } from './dom.js';
+import { buildForm, describeError } from './request.js';
 import { applyHighlight, renderLines, renderPage, showPage } from './results.js';
 
 // ---- linking boxes and lines --------------------------------------------------------------------
@@ -66,6 +67,44 @@ async function copyAllText() {
   }, 1500);
 }
 
+// The file read again as a searchable PDF (output_format=pdf), saved by the browser.
+async function downloadSearchablePdf() {
+  const file = state.file;
+  if (!file || els.downloadPdf.disabled) return;
+  const label = els.downloadPdf.textContent;
+  els.downloadPdf.disabled = true;
+  els.downloadPdf.textContent = 'Making the PDF…';
+  try {
+    const form = buildForm(file);
+    form.set('output_format', 'pdf');
+    const res = await fetch('/ocr', { method: 'POST', body: form });
+    if (!res.ok) {
+      const text = await res.text();
+      let body = null;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        body = null;
+      }
+      showError(describeError(res, body, text));
+      return;
+    }
+    const url = URL.createObjectURL(await res.blob());
+    const link = document.createElement('a');
+    link.href = url;
+    link.download = `${(file.name || 'document').replace(/\.[^.]*$/, '').replace(/[^\w.-]+/g, '_') || 'document'}.pdf`;
+    document.body.append(link);
+    link.click();
+    link.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 60_000);
+  } catch (err) {
+    showError(`Network error: could not reach the server (${err && err.message ? err.message : err}).`);
+  } finally {
+    els.downloadPdf.disabled = false;
+    els.downloadPdf.textContent = label;
+  }
+}
+
 export function setupResultsControls() {
   els.prevPage.addEventListener('click', () => showPage(state.currentPage - 1));
   els.nextPage.addEventListener('click', () => showPage(state.currentPage + 1));
@@ -94,4 +133,5 @@ export function setupResultsControls() {
   els.downloadJson.addEventListener('click', (e) => {
     if (!state.jsonUrl) e.preventDefault();
   });
+  els.downloadPdf.addEventListener('click', downloadSearchablePdf);
 }

@@ -89,7 +89,7 @@ TEST(RunCommandTest, UsageErrorsExitWith2) {
   EXPECT_EQ(RunOnnxocr({}).exit_code, 2);
   EXPECT_EQ(RunOnnxocr({"run"}).exit_code, 2);  // no file
   EXPECT_EQ(RunOnnxocr({"run", "--bogus", "x.png"}).exit_code, 2);
-  const Outcome bad_format = RunOnnxocr({"run", "--format", "pdf", "x.png"});
+  const Outcome bad_format = RunOnnxocr({"run", "--format", "docx", "x.png"});
   EXPECT_EQ(bad_format.exit_code, 2);
   EXPECT_NE(bad_format.err.find("output_format must be one of"), std::string::npos)
       << bad_format.err;
@@ -353,6 +353,46 @@ TEST_F(RunDocumentTest, MultiFrameTiffIsReadPageByPage) {
   EXPECT_EQ(pt::WithoutSpaces(json["pages"][1]["results"][0]["text"]), "Secondframe");
   EXPECT_EQ(pt::WithoutSpaces(RunOk({"--format", "text", "--paginate", "--pages", "1"}, tiff)),
             "\n\n{1}" + std::string(48, '-') + "\n\nSecondframe");
+}
+
+}  // namespace
+}  // namespace ocr::cli
+
+namespace ocr::cli {
+namespace {
+
+// hOCR is well-formed XML and ALTO valid against the ALTO 4.4 schema (xmllint, offline), both
+// with every word of the page read.
+TEST_F(RunDocumentTest, HocrIsWellFormedAndAltoValidates) {
+  const auto png = testing::RenderTextPng("Invoice 1001 paid\nTotal 42 <boxes>");
+  if (png.empty())
+    GTEST_SKIP() << "pango-view not installed";
+  if (std::system("command -v xmllint >/dev/null") != 0)
+    GTEST_SKIP() << "xmllint not installed (Debian's libxml2-utils; scripts/bootstrap installs it)";
+  const std::filesystem::path dir = pt::TempPath("archive_xml");
+  std::filesystem::create_directories(dir);
+  const auto write = [&dir](const std::string& name, const std::string& text) {
+    const std::filesystem::path path = dir / name;
+    std::ofstream(path, std::ios::binary) << text;
+    return path;
+  };
+  const std::string hocr = RunOk({"--format", "hocr"}, png);
+  for (const char* word : {">Invoice</span>", ">paid</span>", ">&lt;boxes&gt;</span>"})
+    EXPECT_NE(hocr.find(word), std::string::npos) << word << "\n" << hocr;
+  EXPECT_EQ(pt::Run("xmllint --noout '" + write("page.hocr", hocr).string() + "'"), true);
+
+  const std::string alto = RunOk({"--format", "alto"}, png);
+  for (const char* word : {"CONTENT='Invoice'", "CONTENT='42'", "<SP "})
+    EXPECT_NE(alto.find(word), std::string::npos) << word << "\n" << alto;
+  const std::filesystem::path alto_path = write("page.alto.xml", alto);
+  EXPECT_TRUE(pt::Run("xmllint --noout '" + alto_path.string() + "'"));
+  const std::optional<std::filesystem::path> shared = testing::SharedTestdata();
+  if (!shared)
+    GTEST_SKIP()
+        << "../shared/schemas is absent: the ALTO was checked as XML, not against its schema";
+  const std::filesystem::path schema = shared->parent_path() / "schemas" / "alto-4-4-local.xsd";
+  EXPECT_TRUE(
+      pt::Run("xmllint --noout --schema '" + schema.string() + "' '" + alto_path.string() + "'"));
 }
 
 }  // namespace

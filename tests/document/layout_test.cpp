@@ -349,11 +349,12 @@ TEST(LayoutTest, ParseOutputFormatIsCaseInsensitive) {
 }
 
 TEST(LayoutTest, ParseOutputFormatRejectsOthers) {
-  const Result<OutputFormat> pdf = ParseOutputFormat("pdf");
-  ASSERT_FALSE(pdf.ok());
-  EXPECT_EQ(pdf.status().code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(pdf.status().message(),
-            "output_format must be one of json, markdown, html, text (got 'pdf')");
+  const Result<OutputFormat> docx = ParseOutputFormat("docx");
+  ASSERT_FALSE(docx.ok());
+  EXPECT_EQ(docx.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(
+      docx.status().message(),
+      "output_format must be one of json, markdown, html, text, hocr, alto, pdf (got 'docx')");
   EXPECT_FALSE(ParseOutputFormat("").ok());
   EXPECT_FALSE(ParseOutputFormat("markdown ").ok());
 
@@ -361,7 +362,7 @@ TEST(LayoutTest, ParseOutputFormatRejectsOthers) {
   const Result<OutputFormat> odd = ParseOutputFormat("m\xc3\xa9\n" + std::string(40, 'x'));
   ASSERT_FALSE(odd.ok());
   EXPECT_EQ(odd.status().message(),
-            "output_format must be one of json, markdown, html, text (got 'm???" +
+            "output_format must be one of json, markdown, html, text, hocr, alto, pdf (got 'm???" +
                 std::string(28, 'x') + "...')");
 }
 

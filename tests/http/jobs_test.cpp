@@ -392,6 +392,26 @@ TEST_F(JobsTest, AStreamClientThatHangsUpCancelsItsPages) {
                         << " ms after the stream's client left";
 }
 
+// A job made with output_format=pdf answers its searchable PDF: the whole input, every page.
+TEST_F(JobsTest, APdfJobAnswersItsSearchablePdf) {
+  const pdf::testing::TestDocument ten = pdf::testing::MakeScannedDocument("jobs_pdf");
+  ASSERT_FALSE(ten.pdf.empty());
+  const std::string input = testing::ReadFileOrDie(ten.pdf);
+  const std::string id = PostJob(port(), {{"file", input, "ten.pdf"},
+                                          {"output_format", "pdf"},
+                                          {"page_range", "0"},
+                                          {"pdfa", "true"}});
+  ASSERT_FALSE(id.empty());
+  const Json done = PollJob(port(), id, Finished);
+  ASSERT_EQ(done["status"], "succeeded") << done.dump();
+  const Response result = Send(port(), MakeRequest(bhttp::verb::get, "/jobs/" + id + "/result"));
+  ASSERT_EQ(result.result_int(), 200) << result.body();
+  EXPECT_EQ(Header(result, "Content-Type"), "application/pdf");
+  EXPECT_EQ(result.body().rfind("%PDF-", 0), 0u);
+  EXPECT_GT(result.body().size(), input.size());  // the input and its layer
+  EXPECT_NE(result.body().find("<pdfaid:part>2</pdfaid:part>"), std::string::npos);
+}
+
 TEST_F(JobsTest, UnknownAndMalformedIdsAre404) {
   for (const std::string target :
        {"/jobs/0123456789abcdef0123456789abcdef", "/jobs/0123456789abcdef0123456789abcdef/result",

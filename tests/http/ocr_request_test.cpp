@@ -170,9 +170,11 @@ TEST(OcrRequestTest, MultipartFormErrorsHaveTheirCodes) {
   EXPECT_EQ(flag.message,
             "force_ocr must be a boolean: true/false, 1/0, yes/no, on/off, t/f or y/n");
   const BadRequest format =
-      ErrorOf(ParseMultipartForm(File("x") + Field("output_format", "pdf") + End(), kFormType));
+      ErrorOf(ParseMultipartForm(File("x") + Field("output_format", "docx") + End(), kFormType));
   EXPECT_EQ(format.code, "invalid_option");
-  EXPECT_EQ(format.message, "output_format must be one of json, markdown, html, text (got 'pdf')");
+  EXPECT_EQ(
+      format.message,
+      "output_format must be one of json, markdown, html, text, hocr, alto, pdf (got 'docx')");
 }
 
 }  // namespace

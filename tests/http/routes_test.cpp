@@ -108,6 +108,44 @@ TEST_F(RoutesTest, MultipartJsonFormatHasNoOutputAndHtmlIsEscapedMarkup) {
   EXPECT_EQ(WithoutSpaces(BodyJson(text)["output"]), "Order7781shipped\n");
 }
 
+// The archive formats through the API: the searchable PDF as a download, hOCR and ALTO in the
+// envelope's output (words placed whatever return_word_boxes says; listed only when asked).
+TEST_F(RoutesTest, ArchiveFormats) {
+  const Response pdf =
+      Send(port(), FormRequest({{"file", *png_, "scan 1.png"}, {"output_format", "pdf"}}));
+  ASSERT_EQ(pdf.result_int(), 200) << pdf.body();
+  EXPECT_EQ(Header(pdf, "Content-Type"), "application/pdf");
+  EXPECT_EQ(Header(pdf, "Content-Disposition"), "attachment; filename=\"scan1.pdf\"");
+  EXPECT_EQ(pdf.body().rfind("%PDF-", 0), 0u);
+  EXPECT_NE(pdf.body().find("/GlyphLessFont"), std::string::npos);
+  EXPECT_EQ(pdf.body().find("pdfaid"), std::string::npos);
+  const Response pdfa = Send(
+      port(), FormRequest({{"file", *png_, "a.png"}, {"output_format", "pdf"}, {"pdfa", "true"}}));
+  ASSERT_EQ(pdfa.result_int(), 200) << pdfa.body();
+  EXPECT_NE(pdfa.body().find("<pdfaid:part>2</pdfaid:part>"), std::string::npos);
+
+  const Response hocr =
+      Send(port(), FormRequest({{"file", *png_, "a.png"}, {"output_format", "hocr"}}));
+  ASSERT_EQ(hocr.result_int(), 200) << hocr.body();
+  const Json h = BodyJson(hocr);
+  EXPECT_EQ(h["format"], "hocr");
+  EXPECT_NE(h["output"].get<std::string>().find("class='ocrx_word'"), std::string::npos);
+  EXPECT_FALSE(h["results"][0].contains("words"));
+  const Response alto = Send(port(), FormRequest({{"file", *png_, "a.png"},
+                                                  {"output_format", "alto"},
+                                                  {"return_word_boxes", "true"}}));
+  ASSERT_EQ(alto.result_int(), 200) << alto.body();
+  EXPECT_NE(BodyJson(alto)["output"].get<std::string>().find("<String ID="), std::string::npos);
+  EXPECT_TRUE(BodyJson(alto)["results"][0].contains("words"));
+
+  const Response streamed =
+      Send(port(),
+           FormRequest({{"file", *png_, "a.png"}, {"output_format", "pdf"}, {"stream", "true"}}));
+  EXPECT_EQ(streamed.result_int(), 400);
+  EXPECT_EQ(ErrorCodeOf(streamed), "invalid_option");
+  EXPECT_NE(BodyJson(streamed)["error"].get<std::string>().find("POST /jobs"), std::string::npos);
+}
+
 TEST_F(RoutesTest, MultipartErrors) {
   struct Case {
     const char* what;
@@ -117,7 +155,7 @@ TEST_F(RoutesTest, MultipartErrors) {
   };
 
   const std::vector<Case> cases = {
-      {"bad format", {{"file", *png_, "a.png"}, {"output_format", "pdf"}}, 400, "invalid_option"},
+      {"bad format", {{"file", *png_, "a.png"}, {"output_format", "docx"}}, 400, "invalid_option"},
       {"bad boolean",
        {{"file", *png_, "a.png"}, {"paginate_output", "maybe"}},
        400,

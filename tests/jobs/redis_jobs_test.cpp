@@ -198,7 +198,7 @@ TEST(JobSpecCodecTest, ReadsSpecsOfReplicasWithoutTheNewerOptions) {
   EXPECT_EQ(old->options.ocr.det.limit_side_len, 960);
 
   for (const char* bad :
-       {"", "[]", "{}", R"({"model":"m","format":"pdf","paginate":false})",
+       {"", "[]", "{}", R"({"model":"m","format":"docx","paginate":false})",
         R"({"model":"m","format":"json","paginate":false,"drop_score":"high"})",
         R"({"model":"m","format":"json","paginate":false,"drop_score":7})",
         R"({"model":"m","format":"json","paginate":false,"det_limit_type":"fast"})",
@@ -279,6 +279,7 @@ class RedisJobsTest : public ::testing::Test {
     spec.format = document::OutputFormat::kMarkdown;
     spec.options.page_range = "0-2";
     spec.options.ocr.word_boxes = true;
+    spec.word_boxes = true;
     return spec;
   }
 

@@ -374,6 +374,18 @@ describe('web ui', { skip: skipReason ?? false }, () => {
     assert.ok(await page.locator('#copy-all').isEnabled());
   });
 
+  test('the searchable PDF downloads from the same file', async () => {
+    const [download] = await Promise.all([
+      page.waitForEvent('download', { timeout: kResultTimeoutMs }),
+      page.locator('#download-pdf').click(),
+    ]);
+    assert.match(download.suggestedFilename(), /\.pdf$/);
+    const pdf = fs.readFileSync(await download.path());
+    assert.equal(pdf.subarray(0, 5).toString('latin1'), '%PDF-');
+    assert.match(pdf.toString('latin1'), /\/GlyphLessFont/); // the text layer's font
+    assert.ok(await page.locator('#download-pdf').isEnabled());
+  });
+
   test('markdown output is shown as text', async () => {
     const before = await currentRun();
     await page.selectOption('#format', 'markdown');
