@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "common/text.h"
 #include "document/archive_xml.h"
 #include "document/internal/line_words.h"
@@ -48,8 +50,8 @@ void WriteLine(const pipeline::TextLine& line, const DocumentPage& page, const s
              std::to_string(before.y0) + "' WIDTH='" +
              std::to_string(std::max(0, box.x0 - before.x1)) + "'/>\n";
     }
-    out += "          <String ID='" + id + "_w" + std::to_string(w + 1) + "' CONTENT='" + text +
-           "'" + Position(box) + " WC='" + Wc(confidences[w]) + "'/>\n";
+    out += fmt::format("          <String ID='{}_w{}' CONTENT='{}'{} WC='{}'/>\n", id, w + 1, text,
+                       Position(box), Wc(confidences[w]));
   }
   out += "        </TextLine>\n";
 }

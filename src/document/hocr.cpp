@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "common/text.h"
 #include "document/archive_xml.h"
 #include "document/internal/line_words.h"
@@ -66,9 +68,9 @@ void WritePage(const DocumentPage& page, int number, std::string& out) {
         if (!first)
           out += ' ';
         first = false;
-        out += "<span class='ocrx_word' id='word_" + n + "_" + std::to_string(++word_id) +
-               "' title='" + BboxText(BoundsOf(word.box, page)) + "; x_wconf " +
-               std::to_string(Wconf(word.confidence)) + "'>" + text + "</span>";
+        out += fmt::format(
+            "<span class='ocrx_word' id='word_{}_{}' title='{}; x_wconf {}'>{}</span>", n,
+            ++word_id, BboxText(BoundsOf(word.box, page)), Wconf(word.confidence), text);
       }
       out += "</span>\n";
     }

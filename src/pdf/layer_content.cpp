@@ -6,6 +6,8 @@
 #include <string_view>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "common/utf8.h"
 
 namespace ocr::pdf {
@@ -149,9 +151,9 @@ std::string LayerContent(const LayerPage& page, const PixelToUser& to_user,
       const double scale = std::clamp(100.0 * advance / natural, 1.0, 10000.0);
       if (out.empty())
         out = "BT\n3 Tr\n";
-      out += font_name + " " + Num(height) + " Tf\n" + Num(dir.x) + " " + Num(dir.y) + " " +
-             Num(-dir.y) + " " + Num(dir.x) + " " + Num(origin[0]) + " " + Num(origin[1]) +
-             " Tm\n" + Num(scale) + " Tz\n<" + hex + "> Tj\n";
+      out += fmt::format("{} {} Tf\n{} {} {} {} {} {} Tm\n{} Tz\n<{}> Tj\n", font_name, Num(height),
+                         Num(dir.x), Num(dir.y), Num(-dir.y), Num(dir.x), Num(origin[0]),
+                         Num(origin[1]), Num(scale), hex);
     }
   }
   if (!out.empty())

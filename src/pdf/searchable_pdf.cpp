@@ -12,16 +12,10 @@
 
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
-#include <qpdf/Buffer.hh>
-#include <qpdf/Pipeline.hh>
-#include <qpdf/QPDF.hh>
-#include <qpdf/QPDFObjectHandle.hh>
-#include <qpdf/QPDFPageDocumentHelper.hh>
-#include <qpdf/QPDFPageObjectHelper.hh>
-#include <qpdf/QPDFWriter.hh>
 
 #include "pdf/internal/embedded_files.h"
 #include "pdf/internal/pdfa.h"
+#include "pdf/internal/qpdf.h"
 
 namespace ocr::pdf {
 namespace {
@@ -132,16 +126,13 @@ std::optional<PixelToUser> RenderingToUser(QPDFPageObjectHelper& page, int width
   const double sy = (sideways ? urx - llx : ury - lly) / height;
   // Displayed (dx, dy) = (sx x, sy y), y down from the displayed top-left; back to user space
   // by the turn that /Rotate made.
-  switch (turns) {
-    case 1:  // user = (llx + dy, lly + dx)
-      return PixelToUser{0, sx, sy, 0, llx, lly};
-    case 2:  // user = (urx - dx, lly + dy)
-      return PixelToUser{-sx, 0, 0, sy, urx, lly};
-    case 3:  // user = (urx - dy, ury - dx)
-      return PixelToUser{0, -sx, -sy, 0, urx, ury};
-    default:  // user = (llx + dx, ury - dy)
-      return PixelToUser{sx, 0, 0, -sy, llx, ury};
-  }
+  const std::array<PixelToUser, 4> by_turns = {{
+      {sx, 0, 0, -sy, llx, ury},   // 0: user = (llx + dx, ury - dy)
+      {0, sx, sy, 0, llx, lly},    // 1: user = (llx + dy, lly + dx)
+      {-sx, 0, 0, sy, urx, lly},   // 2: user = (urx - dx, lly + dy)
+      {0, -sx, -sy, 0, urx, ury},  // 3: user = (urx - dy, ury - dx)
+  }};
+  return by_turns[static_cast<std::size_t>(turns)];
 }
 
 // Adds the layer's content after the page's own, wrapped in q/Q so that no state it leaves

@@ -4,10 +4,9 @@
 #include <string>
 #include <string_view>
 
-#include <qpdf/QPDFObjectHandle.hh>
-
 #include "common/text.h"
 #include "pdf/internal/embedded_files.h"
+#include "pdf/internal/qpdf.h"
 
 namespace ocr::pdf::internal {
 namespace {
@@ -24,7 +23,7 @@ std::string InfoText(Handle info, const char* key) {
 
 // The XMP packet: the PDF/A identification and the information dictionary's text entries, in
 // the properties PDF/A maps them to.
-std::string Xmp(Handle info) {
+std::string Xmp(const Handle& info) {
   std::string xmp =
       "<?xpacket begin=\"\xEF\xBB\xBF\" id=\"W5M0MpCehiHzreSzNTczkc9d\"?>\n"
       "<x:xmpmeta xmlns:x=\"adobe:ns:meta/\">\n"

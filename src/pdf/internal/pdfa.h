@@ -7,9 +7,8 @@
 // Thread-safety: works on the QPDF it is given only.
 #pragma once
 
-#include <qpdf/QPDF.hh>
-
 #include "common/status.h"
+#include "pdf/internal/qpdf.h"
 
 namespace ocr::pdf::internal {
 
