@@ -26,19 +26,12 @@ using Clock = std::chrono::steady_clock;
 
 constexpr int kLongPages = 40;
 
-// How soon a cancelled document's workers must be free: the next check of its stop token, between
-// two recognition batches (measured: 5-25 ms, ASan included). ThreadSanitizer runs code several
-// times slower.
-#if defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define OCR_JOBS_TEST_TSAN 1
-#endif
-#endif
-#if defined(__SANITIZE_THREAD__) || defined(OCR_JOBS_TEST_TSAN)
-constexpr std::chrono::milliseconds kCancelBudget{1000};
-#else
-constexpr std::chrono::milliseconds kCancelBudget{100};
-#endif
+// How soon a cancelled document's workers must be free. What this proves is that the cancel reaches
+// the workers, not how fast: reading the rest of the long document takes well over 5 s on 2
+// workers, and the usual wait (the next check of the stop token, 5-25 ms) varies with the load of
+// a shared CI machine (100 ms once proved too tight under ASan). That a model run stops mid-run is
+// checked without a clock in OrtModelTest.
+constexpr std::chrono::milliseconds kCancelBudget{2000};
 
 struct LongDoc {
   std::string bytes;  // empty when the PDF tools are missing or failed
