@@ -36,7 +36,12 @@ Status InvalidPdf(std::string m) {
   return {StatusCode::kInvalidPdf, std::move(m)};
 }
 
+// poppler's complaints on this thread: calls into poppler are synchronous, so the count since a
+// call began is that call's.
+thread_local int t_poppler_errors = 0;
+
 void RoutePopplerError(const std::string& message, void* /*closure*/) {
+  ++t_poppler_errors;
   spdlog::debug("poppler: {}", message);
 }
 
@@ -47,6 +52,29 @@ void InstallPopplerErrorHandlerOnce() {
     return true;
   }();
   (void)installed;
+}
+
+// A PDF's last line is "%%EOF" (ISO 32000-1, 7.5.5), and a file cut short in transfer lacks it.
+// Some writers append junk after it, as readers tolerate, so the last 1024 bytes are searched.
+bool HasEofMarker(std::span<const std::uint8_t> bytes) {
+  const std::size_t tail = std::min(bytes.size(), kHeaderSearchBytes);
+  const std::string_view end(reinterpret_cast<const char*>(bytes.data() + bytes.size() - tail),
+                             tail);
+  return end.find("%%EOF") != std::string_view::npos;
+}
+
+// Why a PDF has no page to read: cut short, damaged, or truly empty.
+Status NoPages(std::span<const std::uint8_t> bytes, bool complained) {
+  if (!HasEofMarker(bytes)) {
+    return InvalidPdf(
+        "the PDF is damaged: it is truncated (it stops before its end, %%EOF) and no page could "
+        "be recovered from what arrived; send the whole file");
+  }
+  if (complained) {
+    return InvalidPdf(
+        "the PDF is damaged: its page tree cannot be read and no page could be recovered");
+  }
+  return InvalidPdf("the PDF has no pages");
 }
 
 bool HasPdfHeader(std::span<const std::uint8_t> bytes) {
@@ -220,16 +248,17 @@ Result<std::unique_ptr<PdfDocument>> PdfDocument::Open(std::span<const std::uint
   try {
     auto impl = std::make_unique<Impl>();
     impl->limits = limits;
+    t_poppler_errors = 0;
     impl->doc.reset(poppler::document::load_from_raw_data(
         reinterpret_cast<const char*>(bytes.data()), static_cast<int>(bytes.size())));
     if (!impl->doc)
-      return InvalidPdf("the PDF is damaged or truncated and cannot be read");
+      return NoPages(bytes, /*complained=*/true);
     if (impl->doc->is_locked()) {
       return Status(StatusCode::kEncryptedPdf, "the PDF is encrypted and needs a password");
     }
     impl->page_count = impl->doc->pages();
     if (impl->page_count < 1)
-      return InvalidPdf("the PDF has no pages");
+      return NoPages(bytes, t_poppler_errors > 0);
     if (impl->page_count > limits.max_pages) {
       return Status(StatusCode::kTooManyPages,
                     fmt::format("the PDF has {} pages, over the limit of {}", impl->page_count,
@@ -237,9 +266,9 @@ Result<std::unique_ptr<PdfDocument>> PdfDocument::Open(std::span<const std::uint
     }
     return std::unique_ptr<PdfDocument>(new PdfDocument(std::move(impl)));
   } catch (const std::exception& e) {
-    return InvalidPdf(fmt::format("poppler failed to open the PDF: {}", e.what()));
+    return InvalidPdf(fmt::format("the PDF is damaged: poppler failed to open it ({})", e.what()));
   } catch (...) {
-    return InvalidPdf("poppler failed to open the PDF");
+    return InvalidPdf("the PDF is damaged: poppler failed to open it");
   }
 }
 

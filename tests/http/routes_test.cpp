@@ -185,6 +185,30 @@ TEST_F(RoutesTest, MultipartErrors) {
   }
 }
 
+// A PDF cut short in transfer is called damaged, not empty: the client knows to send it again.
+TEST_F(RoutesTest, ATruncatedPdfIsReportedAsDamaged) {
+  std::string missing;
+  if (!pdf::testing::HaveTools(&missing))
+    GTEST_SKIP() << "PDF tools missing: " << missing;
+  const auto born = pdf::testing::MakeTextPdf("api_cut", {"Invoice 1001", "Total due 42"}, "a4");
+  ASSERT_FALSE(born.empty());
+  const std::string bytes = testing::ReadFileOrDie(born);
+  for (const std::size_t keep : {bytes.size() / 2, bytes.size() - 40}) {
+    const Response res = Send(port(), FormRequest({{"file", bytes.substr(0, keep), "cut.pdf"}}));
+    if (res.result_int() == 200)
+      continue;  // poppler recovered every page from what arrived
+    EXPECT_EQ(res.result_int(), 422) << keep;
+    EXPECT_EQ(ErrorCodeOf(res), "invalid_pdf") << keep;
+    EXPECT_NE(BodyJson(res)["error"].get<std::string>().find("damaged"), std::string::npos)
+        << res.body();
+  }
+  const Response half =
+      Send(port(), FormRequest({{"file", bytes.substr(0, bytes.size() / 2), "cut.pdf"}}));
+  EXPECT_EQ(BodyJson(half)["error"],
+            "the PDF is damaged: it is truncated (it stops before its end, %%EOF) and no page "
+            "could be recovered from what arrived; send the whole file");
+}
+
 TEST_F(RoutesTest, PdfsComeBackPageByPageInEveryFormat) {
   std::string missing;
   if (!pdf::testing::HaveTools(&missing))
