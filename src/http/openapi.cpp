@@ -1,6 +1,9 @@
 #include "http/openapi.h"
 
 #include <array>
+#include <cctype>
+#include <set>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
@@ -8,6 +11,9 @@
 
 namespace ocr::http {
 namespace {
+
+// Ordered: the page follows the description's order, not the alphabet.
+using Json = nlohmann::ordered_json;
 
 // openapi.json in pieces (src/http/CMakeLists.txt): one literal could exceed what compilers take.
 constexpr auto kOpenApiPieces = std::to_array<const char*>({
@@ -19,7 +25,7 @@ std::string Escape(const std::string& s) {
   return ocr::EscapeHtml(s);
 }
 
-std::string RefName(const nlohmann::json& j) {
+std::string RefName(const Json& j) {
   if (j.is_object() && j.contains("$ref")) {
     const std::string ref = j["$ref"];
     return ref.substr(ref.rfind('/') + 1);
@@ -27,7 +33,7 @@ std::string RefName(const nlohmann::json& j) {
   return {};
 }
 
-std::string SchemaLink(const nlohmann::json& schema) {
+std::string SchemaLink(const Json& schema) {
   if (const std::string name = RefName(schema); !name.empty()) {
     return "<a href=\"#schema-" + Escape(name) + "\">" + Escape(name) + "</a>";
   }
@@ -45,7 +51,7 @@ std::string SchemaLink(const nlohmann::json& schema) {
         s += (s.empty() ? "" : " and ") + SchemaLink(part);
         continue;
       }
-      const nlohmann::json properties = part.value("properties", nlohmann::json::object());
+      const Json properties = part.value("properties", Json::object());
       for (const auto& [name, prop] : properties.items()) {
         if (!prop.contains("enum"))
           continue;
@@ -80,7 +86,71 @@ std::string Paragraphs(const std::string& text) {
   return h;
 }
 
-std::string RenderDocs(const nlohmann::json& api) {
+bool IsOperation(const std::string& method) {
+  return method == "get" || method == "post" || method == "put" || method == "patch" ||
+         method == "delete" || method == "options";
+}
+
+// A response object, its $ref followed.
+const Json& Resolved(const Json& api, const Json& response) {
+  const std::string name = RefName(response);
+  return name.empty() ? response : api["components"]["responses"][name];
+}
+
+std::string ResponseRow(const std::string& status, const Json& response) {
+  std::string body;
+  const Json content = response.value("content", Json::object());
+  for (const auto& [type, media] : content.items()) {
+    body += (body.empty() ? "" : "<br>") + std::string("<code>") + Escape(type) +
+            "</code>: " + SchemaLink(media.value("schema", Json::object()));
+  }
+  return "<tr><td>" + Escape(status) + "</td><td>" +
+         Escape(response.value("description", std::string())) + "</td><td>" + body + "</td></tr>";
+}
+
+std::string OperationSection(const Json& api, const std::string& path, const std::string& method,
+                             const Json& item, const Json& op) {
+  std::string upper = method;
+  for (char& c : upper)
+    c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  // HEAD answers as GET does: named in the GET's heading rather than given a section.
+  if (method == "get" && item.contains("head"))
+    upper += ", HEAD";
+  std::string h = "<section class=\"route\" id=\"" + Escape(op.value("operationId", "")) +
+                  "\"><h3><span class=\"method\">" + upper + "</span> <code>" + Escape(path) +
+                  "</code></h3><p>" + Escape(op.value("summary", "")) + "</p>";
+  if (op.contains("description"))
+    h += Paragraphs(op["description"]);
+  if (op.contains("parameters")) {
+    h += "<h4>Query</h4><ul>";
+    for (const Json& parameter : op["parameters"]) {
+      h += "<li><code>" + Escape(parameter.value("name", "")) +
+           "</code>: " + Escape(parameter.value("description", "")) + "</li>";
+    }
+    h += "</ul>";
+  }
+  if (op.contains("requestBody")) {
+    h += "<h4>Request body</h4><ul>";
+    for (const auto& [type, media] : op["requestBody"]["content"].items())
+      h += "<li><code>" + Escape(type) + "</code>: " + SchemaLink(media["schema"]) + "</li>";
+    h += "</ul>";
+  }
+  // The errors every route may answer are listed once, in their own section.
+  h += "<h4>Responses</h4><table><tr><th>Status</th><th>Meaning</th><th>Body</th></tr>";
+  for (const auto& [status, response] : op["responses"].items()) {
+    const Json& r = Resolved(api, response);
+    if (!r.value("x-common", false))
+      h += ResponseRow(status, r);
+  }
+  return h +
+         "</table><p class=\"common\">And <a href=\"#common-errors\">the errors of every "
+         "route</a>.</p></section>";
+}
+
+// The page: a table of contents by tag (in the order of the description's tags: the OCR and job
+// routes first), each route's section under its tag, the errors common to every route once, then
+// the schemas.
+std::string RenderDocs(const Json& api) {
   std::string h =
       "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
@@ -89,47 +159,49 @@ std::string RenderDocs(const nlohmann::json& api) {
   h += "<h1>" + Escape(api["info"]["title"]) + " <small>" + Escape(api["info"]["version"]) +
        "</small></h1>" + Paragraphs(api["info"]["description"]) +
        "<p><a href=\"/openapi.json\">openapi.json</a> &middot; <a href=\"/\">Web UI</a></p>";
-  const auto& responses = api["components"]["responses"];
+  std::string toc = "<nav class=\"toc\"><h2>Contents</h2><ol>";
+  std::string sections;
+  for (const Json& tag : api.value("tags", Json::array())) {
+    const std::string name = tag.value("name", "");
+    toc += "<li><a href=\"#tag-" + Escape(name) + "\">" + Escape(name) + "</a><ul>";
+    sections += "<h2 id=\"tag-" + Escape(name) + "\">" + Escape(name) + "</h2>" +
+                Paragraphs(tag.value("description", ""));
+    for (const auto& [path, item] : api["paths"].items()) {
+      for (const auto& [method, op] : item.items()) {
+        if (!IsOperation(method))
+          continue;
+        const Json tags = op.value("tags", Json::array());
+        if (tags.empty() || tags.front() != name)
+          continue;
+        std::string upper = method;
+        for (char& c : upper)
+          c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+        toc += "<li><a href=\"#" + Escape(op.value("operationId", "")) + "\">" + upper + " <code>" +
+               Escape(path) + "</code></a>: " + Escape(op.value("summary", "")) + "</li>";
+        sections += OperationSection(api, path, method, item, op);
+      }
+    }
+    toc += "</ul></li>";
+  }
+  toc +=
+      "<li><a href=\"#common-errors\">Errors of every route</a></li>"
+      "<li><a href=\"#schemas\">Schemas</a></li></ol></nav>";
+  h += toc + sections;
+  h += "<h2 id=\"common-errors\">Errors of every route</h2><table><tr><th>Status</th>"
+       "<th>Meaning</th><th>Body</th></tr>";
+  std::set<std::string> listed;
   for (const auto& [path, item] : api["paths"].items()) {
     for (const auto& [method, op] : item.items()) {
-      // Only operations: not the path's shared parameters, summary or extensions. HEAD answers
-      // as GET does, so it is named in the GET's heading rather than given a section.
-      if (method != "get" && method != "post" && method != "put" && method != "patch" &&
-          method != "delete" && method != "options")
+      if (!IsOperation(method))
         continue;
-      std::string upper = method;
-      for (char& c : upper)
-        c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-      if (method == "get" && item.contains("head"))
-        upper += ", HEAD";
-      h += "<section class=\"route\" id=\"" + Escape(op.value("operationId", std::string())) +
-           "\"><h2><span class=\"method\">" + upper + "</span> <code>" + Escape(path) +
-           "</code></h2><p>" + Escape(op.value("summary", std::string())) + "</p>";
-      if (op.contains("description"))
-        h += Paragraphs(op["description"]);
-      if (op.contains("requestBody")) {
-        h += "<h3>Request body</h3><ul>";
-        for (const auto& [type, media] : op["requestBody"]["content"].items()) {
-          h += "<li><code>" + Escape(type) + "</code>: " + SchemaLink(media["schema"]) + "</li>";
-        }
-        h += "</ul>";
+      for (const auto& [status, response] : op["responses"].items()) {
+        const Json& r = Resolved(api, response);
+        if (r.value("x-common", false) && listed.insert(RefName(response)).second)
+          h += ResponseRow(status, r);
       }
-      h += "<h3>Responses</h3><table><tr><th>Status</th><th>Meaning</th><th>Body</th></tr>";
-      for (const auto& [status, resp] : op["responses"].items()) {
-        const nlohmann::json& r = RefName(resp).empty() ? resp : responses[RefName(resp)];
-        std::string body;
-        const nlohmann::json content = r.value("content", nlohmann::json::object());
-        for (const auto& [type, media] : content.items()) {
-          body += (body.empty() ? "" : "<br>") + std::string("<code>") + Escape(type) +
-                  "</code>: " + SchemaLink(media.value("schema", nlohmann::json::object()));
-        }
-        h += "<tr><td>" + Escape(status) + "</td><td>" +
-             Escape(r.value("description", std::string())) + "</td><td>" + body + "</td></tr>";
-      }
-      h += "</table></section>";
     }
   }
-  h += "<h2>Schemas</h2>";
+  h += "</table><h2 id=\"schemas\">Schemas</h2>";
   for (const auto& [name, schema] : api["components"]["schemas"].items()) {
     h += "<section class=\"schema\" id=\"schema-" + Escape(name) + "\"><h3>" + Escape(name) +
          "</h3><pre>" + Escape(schema.dump(2)) + "</pre></section>";
@@ -151,7 +223,7 @@ const std::string& OpenApiJson() {
 }
 
 const std::string& DocsHtml() {
-  static const std::string html = RenderDocs(nlohmann::json::parse(OpenApiJson()));
+  static const std::string html = RenderDocs(Json::parse(OpenApiJson()));
   return html;
 }
 
@@ -167,7 +239,9 @@ const std::string& DocsCss() {
       "table{border-collapse:collapse;width:100%}td,th{border-top:1px solid #eee;"
       "text-align:left;padding:.25rem .5rem;vertical-align:top}"
       "pre{overflow:auto;background:#f3f4f6;padding:.5rem;border-radius:6px;font-size:.85em}"
-      "code{font-size:.95em}";
+      "code{font-size:.95em}"
+      ".toc ul{padding-left:1.25rem}.toc li{margin:.15rem 0}.common{font-size:.9em;color:#556}"
+      "h4{margin:.75rem 0 .25rem}";
   return css;
 }
 
