@@ -3,10 +3,13 @@
 #include <algorithm>
 #include <atomic>
 #include <charconv>
+#include <cmath>
 #include <numeric>
 #include <optional>
 #include <set>
 #include <utility>
+
+#include <opencv2/imgproc.hpp>
 
 #include "common/mutex.h"
 #include "document/text_layer.h"
@@ -262,6 +265,61 @@ Result<DocumentResult> ReadDocument(std::span<const std::uint8_t> bytes, const P
                                     TaskRunner* runner, const PageProgress& progress) {
   OCR_ASSIGN_OR_RETURN(const std::unique_ptr<PageReader> reader, PageReader::Open(bytes, options));
   return ReadDocument(*reader, pipeline, stop, runner, progress);
+}
+
+namespace {
+
+Status NoSuchPage(int page, int page_count) {
+  return Status(StatusCode::kNotFound, "the document has " + std::to_string(page_count) +
+                                           (page_count == 1 ? " page" : " pages") +
+                                           " (from 0); there is no page " + std::to_string(page));
+}
+
+cv::Mat FitWithin(cv::Mat image, int max_side) {
+  const int side = std::max(image.cols, image.rows);
+  if (side <= max_side)
+    return image;
+  const double scale = static_cast<double>(max_side) / side;
+  cv::Mat small;
+  cv::resize(image, small,
+             cv::Size(std::max(1, static_cast<int>(std::lround(image.cols * scale))),
+                      std::max(1, static_cast<int>(std::lround(image.rows * scale)))),
+             0, 0, cv::INTER_AREA);
+  return small;
+}
+
+}  // namespace
+
+Result<cv::Mat> DrawPage(std::span<const std::uint8_t> bytes, int page, int max_side,
+                         const DocumentOptions& options) {
+  const InputLimits& limits = options.limits;
+  switch (image::SniffFormat(bytes)) {
+    case image::Format::kPdf: {
+      pdf::PdfLimits pdf = PdfLimitsFor(limits);
+      OCR_ASSIGN_OR_RETURN(auto document, pdf::PdfDocument::Open(bytes, pdf));
+      if (page < 0 || page >= document->page_count())
+        return NoSuchPage(page, document->page_count());
+      OCR_ASSIGN_OR_RETURN(const cv::Size size, document->PageSize(page));
+      const int side = std::max(size.width, size.height);
+      if (side > max_side) {  // rendered small rather than rendered large and shrunk
+        pdf.dpi *= static_cast<double>(max_side) / side;
+        OCR_ASSIGN_OR_RETURN(document, pdf::PdfDocument::Open(bytes, pdf));
+      }
+      OCR_ASSIGN_OR_RETURN(cv::Mat image, document->RenderPage(page));
+      return FitWithin(std::move(image), max_side);  // rounding may leave a pixel over
+    }
+    case image::Format::kUnknown:
+      return Status(StatusCode::kUnsupportedMediaType,
+                    "the file is neither a supported image (JPEG, PNG, WebP, BMP, TIFF) nor a PDF");
+    default: {
+      OCR_ASSIGN_OR_RETURN(const int frames, image::CountFrames(bytes, limits.max_pages));
+      if (page < 0 || page >= frames)
+        return NoSuchPage(page, frames);
+      OCR_ASSIGN_OR_RETURN(cv::Mat image,
+                           image::DecodeFrame(bytes, page, DecodeOptionsFor(limits)));
+      return FitWithin(std::move(image), max_side);
+    }
+  }
 }
 
 Result<std::vector<int>> ParsePageRange(std::string_view value, int page_count) {

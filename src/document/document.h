@@ -18,6 +18,8 @@
 #include <string_view>
 #include <vector>
 
+#include <opencv2/core.hpp>
+
 #include "common/status.h"
 #include "common/task_runner.h"
 #include "document/layout.h"
@@ -114,6 +116,14 @@ Result<DocumentResult> ReadDocument(std::span<const std::uint8_t> bytes,
                                     const DocumentOptions& options,
                                     const std::stop_token& stop = {}, TaskRunner* runner = nullptr,
                                     const PageProgress& progress = {});
+
+// Page `page` of `bytes` (from 0: a PDF page or a TIFF frame) as it is read, decoded or rendered
+// at options.limits.pdf_dpi, then made smaller, if need be, so that its longer side is at most
+// `max_side` pixels (a PDF page is rendered at that size directly): what a viewer draws the boxes
+// of a page's results over, scaled by this image's size over the page's. Errors: those of
+// PageReader::Open and of reading a page; kNotFound when the document has no page `page`.
+Result<cv::Mat> DrawPage(std::span<const std::uint8_t> bytes, int page, int max_side,
+                         const DocumentOptions& options);
 
 // Parses "0-3,7" into sorted, unique page numbers (from 0) below `page_count`.
 // kInvalidArgument for bad syntax or when no page is selected.

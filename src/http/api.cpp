@@ -38,24 +38,25 @@ Reply MethodNotAllowed(std::string allow) {
   return r;
 }
 
-// Whether `path` fits `pattern`, where a segment "{id}" matches any one non-empty segment (put in
-// `id`).
-bool MatchPath(std::string_view pattern, std::string_view path, std::string& id) {
-  const size_t brace = pattern.find("{id}");
-  if (brace == std::string_view::npos)
-    return pattern == path;
-  const std::string_view prefix = pattern.substr(0, brace);
-  const std::string_view suffix = pattern.substr(brace + 4);
-  if (path.size() <= prefix.size() + suffix.size() || !path.starts_with(prefix) ||
-      !path.ends_with(suffix)) {
-    return false;
+// Whether `path` fits `pattern` segment by segment, where a segment "{id}" or "{n}" matches any
+// one non-empty segment (put in `id` or `n`).
+bool MatchPath(std::string_view pattern, std::string_view path, std::string& id, std::string& n) {
+  while (!pattern.empty() && !path.empty()) {
+    const size_t p_end = std::min(pattern.find('/', 1), pattern.size());
+    const size_t s_end = std::min(path.find('/', 1), path.size());
+    const std::string_view want = pattern.substr(0, p_end);
+    const std::string_view have = path.substr(0, s_end);
+    if (want == "/{id}" || want == "/{n}") {
+      if (have.size() < 2)
+        return false;
+      (want == "/{id}" ? id : n) = std::string(have.substr(1));
+    } else if (want != have) {
+      return false;
+    }
+    pattern.remove_prefix(p_end);
+    path.remove_prefix(s_end);
   }
-  const std::string_view segment =
-      path.substr(prefix.size(), path.size() - prefix.size() - suffix.size());
-  if (segment.find('/') != std::string_view::npos)
-    return false;
-  id = std::string(segment);
-  return true;
+  return pattern.empty() && path.empty();
 }
 
 }  // namespace
@@ -81,7 +82,7 @@ struct Api::RouteEntry {
 };
 
 std::span<const Api::RouteEntry> Api::Routes() {
-  static constexpr std::array<RouteEntry, 16> kRoutes = {{
+  static constexpr std::array<RouteEntry, 17> kRoutes = {{
       {"POST", "/ocr", &Api::Ocr},
       {"POST", "/ocr_api", &Api::OcrApi},
       {"POST", "/marker/upload", &Api::MarkerUpload},
@@ -91,6 +92,7 @@ std::span<const Api::RouteEntry> Api::Routes() {
       {"DELETE", "/jobs/{id}", &Api::JobDelete},
       {"GET", "/jobs/{id}/result", &Api::JobResult},
       {"GET", "/jobs/{id}/events", &Api::JobEvents},
+      {"GET", "/jobs/{id}/pages/{n}/image", &Api::JobPageImage},
       {"GET", "/healthz", &Api::Healthz},
       {"GET", "/readyz", &Api::Readyz},
       {"GET", "/metrics", &Api::MetricsText},
@@ -125,11 +127,13 @@ Routed Api::Route(ApiRequest& r) const {
   }
   std::string allow;
   std::string id;
+  std::string n;
   std::string_view matched;
   for (const RouteEntry& route : Routes()) {
-    if (!MatchPath(route.path, r.path, id))
+    if (!MatchPath(route.path, r.path, id, n))
       continue;
     r.path_id = id;
+    r.path_page = n;
     matched = route.path;
     // HEAD is GET without the body (RFC 9110 9.3.2): the transport leaves the body out.
     if (route.method == r.method || (r.method == "HEAD" && route.method == "GET")) {

@@ -42,11 +42,13 @@ struct ServingFacts {
 struct ApiRequest {
   std::string method;  // as sent, e.g. "POST"
   std::string path;    // target without the query string
+  std::string query;   // what follows the target's '?', as sent
   std::string content_type;
   std::string if_none_match;
   std::string origin;
   std::string last_event_id;  // an EventSource reconnecting
   std::string path_id;        // the {id} of a route like /jobs/{id}, set by Route()
+  std::string path_page;      // the {n} of /jobs/{id}/pages/{n}/image, set by Route()
   std::string body;           // moved into the work when there is some
   std::string request_id;
   std::chrono::steady_clock::time_point received;
@@ -118,18 +120,20 @@ class Api {
   Routed JobDelete(ApiRequest& request) const;
   Routed JobResult(ApiRequest& request) const;
   Routed JobEvents(ApiRequest& request) const;
+  Routed JobPageImage(ApiRequest& request) const;
 
   // A job route's answer, computed by `answer` from the job store: now, or as Work on a worker
   // when the store's calls block (Redis); a 404 for an id of the wrong shape and a 503 while
   // the store is unreachable, at once.
-  // `heavy`: the answer may take a worker's time (a searchable PDF is made from the upload), so
-  // it is always Work.
+  // `heavy`: the answer may take a worker's time (a searchable PDF is made from the upload, a page
+  // is drawn), so it is always Work.
   Routed JobRoute(ApiRequest& request, Reply (Api::*answer)(const ApiRequest& request) const,
                   bool heavy = false) const;
   Reply AnswerStatus(const ApiRequest& request) const;
   Reply AnswerDelete(const ApiRequest& request) const;
   Reply AnswerResult(const ApiRequest& request) const;
   Reply AnswerEvents(const ApiRequest& request) const;
+  Reply AnswerPageImage(const ApiRequest& request) const;
   // A job store's failure: kNotFound -> 404 for the request's job, the rest as any failure.
   static Reply JobFailure(const Status& status, const ApiRequest& request);
   static Reply JobNotFound(std::string_view id);

@@ -1,15 +1,20 @@
 // The job routes (spec/API.md, "Long documents"): POST /jobs, GET and DELETE /jobs/{id},
-// /jobs/{id}/result and /jobs/{id}/events, over the one JobBackend the service chose.
+// /jobs/{id}/result, /jobs/{id}/events and /jobs/{id}/pages/{n}/image, over the one JobBackend
+// the service chose.
 #include <algorithm>
 #include <charconv>
 
 #include <nlohmann/json.hpp>
 
+#include "document/document.h"
 #include "http/api.h"
 #include "http/download.h"
 #include "http/internal/route_replies.h"
 #include "http/job_streams.h"
+#include "http/request_path.h"
 #include "http/response_json.h"
+#include "image/encode.h"
+#include "jobs/document_memory.h"
 
 namespace ocr::http {
 
@@ -19,6 +24,13 @@ using internal::Later;
 using internal::MediaType;
 
 namespace {
+
+// GET /jobs/{id}/pages/{n}/image: the longer side's default and bounds, and the JPEG quality (85
+// keeps print sharp at a third of the size of 95).
+constexpr int kDefaultPageImageSide = 1600;
+constexpr int kMinPageImageSide = 16;
+constexpr int kMaxPageImageSide = 4096;
+constexpr int kPageImageQuality = 85;
 
 int LinesOf(const document::DocumentResult& doc) {
   int lines = 0;
@@ -92,6 +104,10 @@ Routed Api::JobEvents(ApiRequest& r) const {
   return JobRoute(r, &Api::AnswerEvents);
 }
 
+Routed Api::JobPageImage(ApiRequest& r) const {
+  return JobRoute(r, &Api::AnswerPageImage, /*heavy=*/true);
+}
+
 Reply Api::AnswerStatus(const ApiRequest& r) const {
   const Result<jobs::JobInfo> job = jobs_.Find(r.path_id);
   if (!job.ok())
@@ -115,6 +131,17 @@ Reply Api::NotFinished(const jobs::JobSnapshot& snap) {
 }
 
 Reply Api::AnswerResult(const ApiRequest& r) const {
+  // ?output_format= renders the pages read in another format without reading them again.
+  const Result<std::optional<std::string>> asked = QueryValue(r.query, "output_format");
+  if (!asked.ok())
+    return ErrorReply(400, "invalid_option", asked.status().message());
+  std::optional<document::OutputFormat> rerender;
+  if (asked->has_value()) {
+    const Result<document::OutputFormat> format = document::ParseOutputFormat(**asked);
+    if (!format.ok())
+      return ErrorReply(400, "invalid_option", format.status().message());
+    rerender = *format;
+  }
   const Result<jobs::JobOutcome> outcome = jobs_.Outcome(r.path_id);
   if (!outcome.ok())
     return JobFailure(outcome.status(), r);
@@ -123,19 +150,72 @@ Reply Api::AnswerResult(const ApiRequest& r) const {
     return NotFinished(job.snapshot);
   if (job.snapshot.state != jobs::JobState::kSucceeded || outcome->document == nullptr)
     return JobErrorReply(job.snapshot.error);
-  if (job.format == document::OutputFormat::kPdf) {
-    if (outcome->upload == nullptr)
-      return FailureReply(Status(StatusCode::kInternal, "a PDF job kept no upload"), r.request_id);
+  const document::OutputFormat format = rerender.value_or(job.format);
+  if (format == document::OutputFormat::kPdf) {
+    // Made from the upload, which the job keeps until it expires.
+    const Result<jobs::JobSource> source = jobs_.Source(r.path_id);
+    if (!source.ok())
+      return JobFailure(source.status(), r);
     document::DocumentOptions options;
     options.limits = config_.limits;
     options.pdfa = job.pdfa;
-    Result<Reply> pdf = SearchablePdfReply(AsBytes(outcome->file), *outcome->document, options, "");
+    Result<Reply> pdf = SearchablePdfReply(AsBytes(source->file), *outcome->document, options, "");
     return pdf.ok() ? std::move(pdf).value() : FailureReply(pdf.status(), r.request_id);
   }
   // Its pages were counted in the metrics when they were read, not again for each reading.
-  Reply reply{200, DumpJson(DocumentResponseJson(*outcome->document, job.format, job.paginate,
+  Reply reply{200, DumpJson(DocumentResponseJson(*outcome->document, format, job.paginate,
                                                  job.seconds, job.word_boxes))};
   reply.lines = LinesOf(*outcome->document);
+  return reply;
+}
+
+Reply Api::AnswerPageImage(const ApiRequest& r) const {
+  int page = -1;
+  const std::string& n = r.path_page;
+  const auto [end, ec] = std::from_chars(n.data(), n.data() + n.size(), page);
+  if (ec != std::errc() || end != n.data() + n.size() || page < 0) {
+    return ErrorReply(404, "not_found",
+                      "no page " + PrintableEcho(n) +
+                          ": pages are numbered from 0, as in a "
+                          "result's \"page\"");
+  }
+  const Result<std::optional<std::string>> asked = QueryValue(r.query, "max_side");
+  if (!asked.ok())
+    return ErrorReply(400, "invalid_option", asked.status().message());
+  int max_side = kDefaultPageImageSide;
+  if (asked->has_value()) {
+    const std::string& text = **asked;
+    const auto [at, error] = std::from_chars(text.data(), text.data() + text.size(), max_side);
+    if (error != std::errc() || at != text.data() + text.size() || max_side < kMinPageImageSide ||
+        max_side > kMaxPageImageSide) {
+      return ErrorReply(400, "invalid_option",
+                        "max_side must be a whole number of pixels from " +
+                            std::to_string(kMinPageImageSide) + " to " +
+                            std::to_string(kMaxPageImageSide) + ", not " + PrintableEcho(text));
+    }
+  }
+  const Result<jobs::JobSource> source = jobs_.Source(r.path_id);
+  if (!source.ok())
+    return JobFailure(source.status(), r);
+  // The page (and poppler's copy of it) is held while it is drawn and encoded.
+  const auto side = static_cast<std::int64_t>(max_side);
+  auto lease = jobs::ReserveBytes(memory_budget_, side * side * 6);
+  if (!lease.ok())
+    return FailureReply(lease.status(), r.request_id);
+  document::DocumentOptions options;
+  options.limits = config_.limits;
+  const Result<cv::Mat> image = document::DrawPage(AsBytes(source->file), page, max_side, options);
+  if (!image.ok()) {
+    if (image.status().code() == StatusCode::kNotFound)
+      return ErrorReply(404, "not_found", "job " + r.path_id + ": " + image.status().message());
+    return FailureReply(image.status(), r.request_id);
+  }
+  Result<std::string> jpeg = image::EncodeJpeg(*image, kPageImageQuality);
+  if (!jpeg.ok())
+    return FailureReply(jpeg.status(), r.request_id);
+  Reply reply(200, std::move(jpeg).value(), "image/jpeg");
+  // A job's page never changes; the browser may keep it while the job lives.
+  reply.headers.emplace_back("Cache-Control", "private, max-age=600");
   return reply;
 }
 

@@ -136,6 +136,10 @@ Reply Api::StartJob(OcrCall& call, std::size_t pipe, bool as_job,
   jobs::JobInput input;
   input.upload = std::make_unique<const std::string>(std::move(call.body));
   input.file = std::string_view(*input.upload).substr(call.offset, call.size);
+  // A job's result can be rendered again in any format (GET /jobs/{id}/result?output_format=),
+  // and hOCR, ALTO and the PDF place each word: its pages are read with their words.
+  if (as_job)
+    call.options.ocr.word_boxes = true;
   auto reader = document::PageReader::Open(AsBytes(input.file), call.options);
   if (!reader.ok())
     return FailureReply(reader.status(), request_id);

@@ -3,6 +3,7 @@
 // "%2F" never becomes a separator). Thread-safety: a pure function.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -15,5 +16,11 @@ namespace ocr::http {
 // route has one, and refusing them keeps a traversal out of anything that may one day map paths
 // to files. Messages echo at most a short printable excerpt of the path.
 Result<std::string> NormalizePath(std::string_view path);
+
+// The value of the first `name=value` pair in `query` (the target after its '?', in the form
+// encoding: pairs split by '&', '+' a space, percent escapes decoded; a pair without '=' has an
+// empty value); nullopt when no pair has that name. kInvalidArgument for a malformed escape or an
+// encoded NUL in the pair found.
+Result<std::optional<std::string>> QueryValue(std::string_view query, std::string_view name);
 
 }  // namespace ocr::http

@@ -346,7 +346,9 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
     method_ = req ? std::string(req->method_string()) : "-";
     method_label_ = req ? MethodLabel(req->method()) : "OTHER";
     const std::string_view target = req ? Sv(req->target()) : "-";
-    path_ = std::string(target.substr(0, target.find('?')));
+    const std::size_t question = target.find('?');
+    path_ = std::string(target.substr(0, question));
+    query_ = question == std::string_view::npos ? "" : std::string(target.substr(question + 1));
     const auto id = req ? req->find("X-Request-Id") : Request::const_iterator();
     request_id_ = req && id != req->end() && SaneRequestId(Sv(id->value()))
                       ? std::string(id->value())
@@ -354,6 +356,7 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
     request_ = ApiRequest{};
     request_.method = method_;
     request_.path = path_;
+    request_.query = query_;
     request_.request_id = request_id_;
     request_.received = received_;
   }
@@ -552,6 +555,7 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
   std::string method_;
   std::string_view method_label_ = "OTHER";  // method_ for the metrics
   std::string path_;
+  std::string query_;  // what follows the target's '?'
   std::string request_id_;
   const bool over_cap_;  // over --max-connections: answers one probe, or 503
 };

@@ -159,8 +159,6 @@ void DocumentJob::Finish(JobState state, const Status& why) {
 void DocumentJob::ReleaseInputsWhenIdle() {
   if (IsFinished(state_) && in_flight_ == 0) {
     spec_.reader.reset();
-    if (spec_.format != document::OutputFormat::kPdf)
-      spec_.upload.reset();
     spec_.work_lease.reset();
   }
 }

@@ -9,8 +9,8 @@
 // own cursor: the transport turns it into NDJSON lines or Server-Sent Events.
 //
 // Lifecycle: queued -> running (a first page started) -> succeeded | failed | cancelled. The
-// upload and the document reader are freed when the job ends (the upload is kept with the results
-// when the answer is a searchable PDF, which is made from it); the results when it is destroyed.
+// document reader is freed when the job ends; the upload and the results when it is destroyed
+// (a searchable PDF is made from the upload, and viewers draw its pages).
 // Thread-safety: every public member is safe from any thread.
 #pragma once
 
@@ -58,7 +58,7 @@ struct JobSpec {
   bool paginate = false;
   bool word_boxes = false;
   bool pdfa = false;  // the searchable PDF answered is PDF/A-2b
-  // Released when the job ends (upload, pages in flight) and when it is destroyed (results).
+  // Released when the job ends (pages in flight) and when it is destroyed (upload, results).
   std::optional<sched::MemoryBudget::Lease> work_lease;
   std::optional<sched::MemoryBudget::Lease> result_lease;
 };
@@ -118,12 +118,12 @@ class DocumentJob final : public JobView, public std::enable_shared_from_this<Do
   void PageFinished(std::size_t index, Result<document::DocumentPage> page) EXCLUDES(mu_);
   // Ends the job in `state` (and `why`) unless it ended already: the end event, the stop.
   void Finish(JobState state, const Status& why) REQUIRES(mu_);
-  // Frees the reader, the upload and their memory once the job ended and no page reads them.
+  // Frees the reader and the pages' memory once the job ended and no page reads them.
   void ReleaseInputsWhenIdle() REQUIRES(mu_);
   void Notify() EXCLUDES(mu_);
 
   const std::string id_;
-  JobSpec spec_;  // reader (and upload but for a PDF answer) reset when the job ends
+  JobSpec spec_;  // reader and work_lease reset when the job ends; the rest is immutable
   const Clock::time_point deadline_;
   const Clock::time_point created_steady_ = Clock::now();
   const std::chrono::system_clock::time_point created_ = std::chrono::system_clock::now();

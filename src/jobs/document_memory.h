@@ -21,7 +21,7 @@ Result<std::optional<sched::MemoryBudget::Lease>> ReserveDocumentMemory(
     sched::MemoryBudget* budget, const document::PageReader& reader, int parallel_pages,
     std::int64_t extra_bytes = 0);
 
-// Reserves `bytes` (an upload kept open, results kept until they expire); nullopt when there is
+// Reserves `bytes` (an upload and results kept until they expire); nullopt when there is
 // no budget. Errors: kImageTooLarge when they are more than the whole budget;
 // kResourceExhausted when what is in flight holds it.
 Result<std::optional<sched::MemoryBudget::Lease>> ReserveBytes(sched::MemoryBudget* budget,

@@ -48,10 +48,14 @@ struct JobInfo {
 struct JobOutcome {
   JobInfo info;
   std::shared_ptr<const document::DocumentResult> document;  // null unless it succeeded
-  // A succeeded job whose answer is a searchable PDF: the bytes it is made from (`file` inside
-  // `upload`); null otherwise.
-  std::shared_ptr<const std::string> upload;
-  std::string_view file;
+};
+
+// A job and the document it reads, kept until the job expires: what its searchable PDF is made
+// from and its page images are drawn from (GET /jobs/{id}/pages/{n}/image).
+struct JobSource {
+  JobInfo info;
+  std::shared_ptr<const std::string> upload;  // owns the bytes
+  std::string_view file;                      // the document inside *upload
 };
 
 // What /info and /readyz tell of the store.
@@ -87,6 +91,8 @@ class JobBackend {
   virtual Result<JobInfo> Delete(std::string_view id) = 0;
   // The job and, when it succeeded, its document. Errors: as Find's.
   virtual Result<JobOutcome> Outcome(std::string_view id) = 0;
+  // The job and its document, in any state. Errors: as Find's.
+  virtual Result<JobSource> Source(std::string_view id) = 0;
   // A view of the job's event log from `cursor` on (at least), kept current while held: what
   // GET /jobs/{id}/events streams. Errors: as Find's.
   virtual Result<std::shared_ptr<JobView>> Follow(std::string_view id, std::size_t cursor) = 0;

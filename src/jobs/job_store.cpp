@@ -86,16 +86,14 @@ Status JobStore::CanAdmit() const {
 Result<std::shared_ptr<DocumentJob>> JobStore::Start(JobInput input, bool listed) {
   OCR_RETURN_IF_ERROR(CanAdmit());  // before the estimate: a refusal costs nothing
   const auto pages = static_cast<std::int64_t>(input.reader->pages().size());
-  // The upload is held until the last page is read; the results until the job is freed.
+  // The pages in flight are held until the last page is read. The upload and the results are
+  // held until the job is freed: a searchable PDF is made from the upload when the result is asked
+  // for, and viewers draw its pages (GET /jobs/{id}/pages/{n}/image).
   OCR_ASSIGN_OR_RETURN(auto work_lease,
-                       ReserveDocumentMemory(workers_.memory_budget, *input.reader, window_,
-                                             static_cast<std::int64_t>(input.upload->size())));
-  // A searchable PDF is made from the upload when the result is asked for: it is kept as long.
-  const std::int64_t kept_upload = input.format == document::OutputFormat::kPdf
-                                       ? static_cast<std::int64_t>(input.upload->size())
-                                       : 0;
+                       ReserveDocumentMemory(workers_.memory_budget, *input.reader, window_));
+  const auto upload_bytes = static_cast<std::int64_t>(input.upload->size());
   OCR_ASSIGN_OR_RETURN(auto result_lease, ReserveBytes(workers_.memory_budget,
-                                                       pages * kResultBytesPerPage + kept_upload));
+                                                       pages * kResultBytesPerPage + upload_bytes));
   JobSpec spec;
   spec.upload = std::move(input.upload);
   spec.file = input.file;
@@ -167,12 +165,13 @@ Result<JobOutcome> JobStore::Outcome(std::string_view id) {
   if (outcome.info.snapshot.state == JobState::kSucceeded) {
     // Shares the job's ownership: the pages live as long as either.
     outcome.document = std::shared_ptr<const document::DocumentResult>(job, &job->result());
-    if (job->spec().format == document::OutputFormat::kPdf) {
-      outcome.upload = job->spec().upload;
-      outcome.file = job->spec().file;
-    }
   }
   return outcome;
+}
+
+Result<JobSource> JobStore::Source(std::string_view id) {
+  OCR_ASSIGN_OR_RETURN(const std::shared_ptr<DocumentJob> job, Lookup(id));
+  return JobSource{InfoOf(*job), job->spec().upload, job->spec().file};
 }
 
 Result<std::shared_ptr<JobView>> JobStore::Follow(std::string_view id, std::size_t /*cursor*/) {

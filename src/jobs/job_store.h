@@ -5,8 +5,8 @@
 // freed by Sweep(), which also stops jobs past their --job-timeout. Streams (POST /ocr with
 // stream=true) are jobs too, unlisted: they count against max_jobs and obey the same timeout, but
 // Find() does not see them and they are forgotten as soon as they end. A job reserves its memory
-// in the workers' budget when admitted: its pages in flight and the upload until it ends, its
-// results until it is freed.
+// in the workers' budget when admitted: its pages in flight until it ends, its upload and results
+// until it is freed.
 // Jobs live in this process only and are lost when it stops (README, "Long documents").
 // Thread-safety: every member is safe from any thread.
 #pragma once
@@ -64,6 +64,7 @@ class JobStore final : public JobBackend {
   Result<JobInfo> Find(std::string_view id) override EXCLUDES(mu_);
   Result<JobInfo> Delete(std::string_view id) override EXCLUDES(mu_);
   Result<JobOutcome> Outcome(std::string_view id) override EXCLUDES(mu_);
+  Result<JobSource> Source(std::string_view id) override EXCLUDES(mu_);
   Result<std::shared_ptr<JobView>> Follow(std::string_view id, std::size_t cursor) override
       EXCLUDES(mu_);
   void StopAdmitting() override EXCLUDES(mu_);

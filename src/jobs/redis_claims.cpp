@@ -273,7 +273,7 @@ void RedisJobs::PollCancellations() {
   std::set<std::string> ids;
   for (const auto& [member, claim] : claims_)
     ids.insert(claim.id);
-  // Documents of jobs that ended are dropped too (their uploads are gone from Redis).
+  // Documents of jobs that ended are dropped too.
   for (const auto& [id, document] : documents_)
     ids.insert(id);
   if (ids.empty())
@@ -331,7 +331,7 @@ Result<std::shared_ptr<RedisJobs::OpenDocument>> RedisJobs::OpenJob(const std::s
       document->spec.model.empty() ? 0 : static_cast<std::size_t>(model - model_names_.begin());
   OCR_ASSIGN_OR_RETURN(RedisReply upload, pool_.Command({"GET", JobKey(id) + ":upload"}));
   if (upload.nil())
-    return Status(StatusCode::kCancelled, "the job's upload is gone (the job ended)");
+    return Status(StatusCode::kCancelled, "the job's upload is gone (the job expired)");
   // The upload is held while the document is open; its pages' memory is reserved per claim.
   OCR_ASSIGN_OR_RETURN(
       auto upload_lease,

@@ -198,10 +198,9 @@ Result<std::string> RedisJobs::Submit(std::string_view upload, const SharedJobSp
   const std::string total = std::to_string(pages_total);
   const std::string spec_json = EncodeJobSpec(spec);
   const std::string max_bytes = std::to_string(config_.max_result_bytes);
-  const std::string keep_upload = spec.format == document::OutputFormat::kPdf ? "1" : "0";
   OCR_ASSIGN_OR_RETURN(RedisReply admitted,
                        Eval(internal::kCreate, {id, max_jobs, ttl, timeout, pages, total, spec_json,
-                                                max_bytes, upload, keep_upload}));
+                                                max_bytes, upload}));
   if (admitted.integer == 0) {
     return Status(StatusCode::kResourceExhausted,
                   std::to_string(limits_.max_jobs) +
@@ -292,17 +291,19 @@ Result<JobOutcome> RedisJobs::Outcome(std::string_view id) {
     OCR_ASSIGN_OR_RETURN(result->pages[i], DecodePage(text));
   }
   outcome.document = std::move(result);
-  if (outcome.info.format == document::OutputFormat::kPdf) {
-    Result<RedisReply> upload = pool_.Command({"GET", JobKey(id) + ":upload"});
-    if (!upload.ok())
-      return Explained(upload.status());
-    if (upload->nil())
-      return Status(StatusCode::kUnavailable, "the job's document is gone from Redis");
-    auto bytes = std::make_shared<const std::string>(std::move(upload->str));
-    outcome.file = *bytes;
-    outcome.upload = std::move(bytes);
-  }
   return outcome;
+}
+
+Result<JobSource> RedisJobs::Source(std::string_view id) {
+  OCR_ASSIGN_OR_RETURN(JobInfo info, Find(id));
+  Result<RedisReply> upload = pool_.Command({"GET", JobKey(id) + ":upload"});
+  if (!upload.ok())
+    return Explained(upload.status());
+  if (upload->nil())
+    return Status(StatusCode::kUnavailable, "the job's document is gone from Redis");
+  auto bytes = std::make_shared<const std::string>(std::move(upload->str));
+  const std::string_view file = *bytes;
+  return JobSource{std::move(info), std::move(bytes), file};
 }
 
 Result<std::shared_ptr<JobView>> RedisJobs::Follow(std::string_view id, std::size_t cursor) {

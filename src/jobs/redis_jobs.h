@@ -107,6 +107,7 @@ class RedisJobs final : public JobBackend {
   Result<JobInfo> Find(std::string_view id) override;
   Result<JobInfo> Delete(std::string_view id) override;
   Result<JobOutcome> Outcome(std::string_view id) override;
+  Result<JobSource> Source(std::string_view id) override;
   // Kept up to date by this replica's claim loop (every kFollowPoll) while someone holds it.
   Result<std::shared_ptr<JobView>> Follow(std::string_view id, std::size_t cursor) override;
   void StopAdmitting() override;

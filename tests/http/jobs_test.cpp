@@ -1,6 +1,7 @@
 // Long documents against the real server (spec/API.md, "Long documents"): a 40-page scanned PDF
 // through POST /ocr with stream=true, through POST /jobs with its status, events and result, and
-// the cancellations, limits, expiry and shutdown around them.
+// a job's result rendered again and its pages drawn, the cancellations, limits, expiry and shutdown
+// around them.
 #include <algorithm>
 #include <chrono>
 #include <functional>
@@ -10,6 +11,8 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <opencv2/core.hpp>
+#include <opencv2/imgcodecs.hpp>
 
 #include "http/server_client.h"
 #include "pdf/test_documents.h"
@@ -169,6 +172,14 @@ int InFlight(unsigned short port) {
   const std::string name = "\nonnxocr_in_flight_requests ";
   const size_t at = text.find(name);
   return at == std::string::npos ? -1 : std::stoi(text.substr(at + name.size()));
+}
+
+// The pages read counter of /metrics.
+long PagesRead(unsigned short port) {
+  const Response res = Send(port, MakeRequest(bhttp::verb::get, "/metrics"));
+  const std::string key = "\nonnxocr_pages_processed_total ";
+  const std::size_t at = res.body().find(key);
+  return at == std::string::npos ? -1 : std::stol(res.body().substr(at + key.size()));
 }
 
 // Milliseconds until no worker runs anything (-1: not within `wait`).
@@ -405,6 +416,109 @@ TEST_F(JobsTest, APdfJobAnswersItsSearchablePdf) {
   EXPECT_NE(result.body().find("<pdfaid:part>2</pdfaid:part>"), std::string::npos);
 }
 
+// A finished job answers again in any format without reading its pages again, and draws each of
+// its pages for a viewer to put the boxes over.
+TEST_F(JobsTest, AFinishedJobIsRenderedAgainAndItsPagesAreDrawn) {
+  const pdf::testing::TestDocument ten = pdf::testing::MakeScannedDocument("jobs_again");
+  ASSERT_FALSE(ten.pdf.empty());
+  const std::string input = testing::ReadFileOrDie(ten.pdf);
+  const std::vector<FormField> fields = {{"file", input, "ten.pdf"}, {"page_range", "0-1"}};
+  const std::string id = PostJob(port(), fields);
+  ASSERT_FALSE(id.empty());
+  ASSERT_EQ(PollJob(port(), id, Finished)["status"], "succeeded");
+  const std::string result = "/jobs/" + id + "/result";
+  const Json json = GetJson(port(), result);
+  ASSERT_EQ(json["format"], "json");
+  ASSERT_EQ(json["pages"].size(), 2u);
+
+  const long read = PagesRead(port());
+  std::map<std::string, Json> again;
+  for (const std::string format : {"markdown", "html", "text", "hocr", "alto"}) {
+    again[format] = GetJson(port(), result + "?output_format=" + format);
+    EXPECT_EQ(again[format]["format"], format);
+    EXPECT_EQ(again[format]["results"], json["results"]) << format;
+  }
+  const Response pdf =
+      Send(port(), MakeRequest(bhttp::verb::get, result + "?output_format=pdf&unrelated=1"));
+  EXPECT_EQ(pdf.result_int(), 200) << pdf.body();
+  EXPECT_EQ(Header(pdf, "Content-Type"), "application/pdf");
+  EXPECT_EQ(pdf.body().rfind("%PDF-", 0), 0u);
+  EXPECT_EQ(PagesRead(port()), read) << "rendering again read the pages again";
+  // What a job created in that format answers (a synchronous answer reads the same pages).
+  for (const auto& [format, answer] : again) {
+    std::vector<FormField> asked = fields;
+    asked.push_back({"output_format", format});
+    EXPECT_EQ(answer["output"], BodyJson(Send(port(), FormRequest(asked)))["output"]) << format;
+  }
+  EXPECT_NE(again["hocr"]["output"].get<std::string>().find("ocrx_word"), std::string::npos);
+  for (const std::string bad : {"?output_format=docx", "?output_format=%zz"}) {
+    const Response res = Send(port(), MakeRequest(bhttp::verb::get, result + bad));
+    EXPECT_EQ(res.result_int(), 400) << bad;
+    EXPECT_EQ(ErrorCodeOf(res), "invalid_option") << bad;
+  }
+  EXPECT_NE(
+      BodyJson(Send(port(), MakeRequest(bhttp::verb::get, result + "?output_format=docx")))["error"]
+          .get<std::string>()
+          .find("markdown"),
+      std::string::npos);
+
+  // The page as it was read, at most 1600 pixels on its longer side by default.
+  const std::string pages = "/jobs/" + id + "/pages/";
+  const Response drawn = Send(port(), MakeRequest(bhttp::verb::get, pages + "1/image"));
+  ASSERT_EQ(drawn.result_int(), 200) << drawn.body();
+  EXPECT_EQ(Header(drawn, "Content-Type"), "image/jpeg");
+  const cv::Mat image = cv::imdecode(cv::Mat(1, static_cast<int>(drawn.body().size()), CV_8U,
+                                             const_cast<char*>(drawn.body().data())),
+                                     cv::IMREAD_GRAYSCALE);
+  ASSERT_FALSE(image.empty());
+  const Json& page = json["pages"][1];
+  const double width = page["width"];
+  const double height = page["height"];
+  EXPECT_NEAR(std::max(image.cols, image.rows), std::min(1600.0, std::max(width, height)), 1);
+  EXPECT_NEAR(image.cols / static_cast<double>(image.rows), width / height, 0.01);
+  // Ink under the boxes, scaled from the page's pixels to the image's: each line is darker than
+  // the page around it.
+  const double scale = image.cols / width;
+  const double paper = cv::mean(image)[0];
+  for (const Json& line : page["results"]) {
+    const Json& box = line["bounding_box"];
+    const cv::Rect r(cv::Point(static_cast<int>(box[0][0].get<double>() * scale),
+                               static_cast<int>(box[0][1].get<double>() * scale)),
+                     cv::Point(static_cast<int>(box[2][0].get<double>() * scale),
+                               static_cast<int>(box[2][1].get<double>() * scale)));
+    const cv::Rect inside = r & cv::Rect(0, 0, image.cols, image.rows);
+    ASSERT_GT(inside.area(), 0) << line.dump();
+    EXPECT_LT(cv::mean(image(inside))[0], paper - 10) << line["text"];
+  }
+  const Response small =
+      Send(port(), MakeRequest(bhttp::verb::get, pages + "0/image?max_side=300"));
+  ASSERT_EQ(small.result_int(), 200);
+  const cv::Mat thumb = cv::imdecode(cv::Mat(1, static_cast<int>(small.body().size()), CV_8U,
+                                             const_cast<char*>(small.body().data())),
+                                     cv::IMREAD_COLOR);
+  EXPECT_EQ(std::max(thumb.cols, thumb.rows), 300);
+
+  const Response past = Send(port(), MakeRequest(bhttp::verb::get, pages + "10/image"));
+  EXPECT_EQ(past.result_int(), 404);
+  EXPECT_EQ(BodyJson(past)["error"],
+            "job " + id + ": the document has 10 pages (from 0); there is no page 10");
+  for (const std::string bad : {"x/image", "-1/image", "1.5/image"}) {
+    const Response res = Send(port(), MakeRequest(bhttp::verb::get, pages + bad));
+    EXPECT_EQ(res.result_int(), 404) << bad;
+    EXPECT_EQ(ErrorCodeOf(res), "not_found") << bad;
+  }
+  for (const std::string bad :
+       {"0/image?max_side=5", "0/image?max_side=big", "0/image?max_side="}) {
+    const Response res = Send(port(), MakeRequest(bhttp::verb::get, pages + bad));
+    EXPECT_EQ(res.result_int(), 400) << bad;
+    EXPECT_EQ(ErrorCodeOf(res), "invalid_option") << bad;
+  }
+  const Response unknown =
+      Send(port(),
+           MakeRequest(bhttp::verb::get, "/jobs/0123456789abcdef0123456789abcdef/pages/0/image"));
+  EXPECT_EQ(unknown.result_int(), 404);
+}
+
 TEST_F(JobsTest, UnknownAndMalformedIdsAre404) {
   for (const std::string target :
        {"/jobs/0123456789abcdef0123456789abcdef", "/jobs/0123456789abcdef0123456789abcdef/result",
@@ -509,13 +623,6 @@ TEST(JobShutdownTest, AStreamCutByShutdownEndsWithAnErrorLine) {
 }
 
 // Pages this server has read (its /metrics counter).
-long PagesRead(unsigned short port) {
-  const Response res = Send(port, MakeRequest(bhttp::verb::get, "/metrics"));
-  const std::string key = "\nonnxocr_pages_processed_total ";
-  const std::size_t at = res.body().find(key);
-  return at == std::string::npos ? -1 : std::stol(res.body().substr(at + key.size()));
-}
-
 // Two servers on one Redis (--redis), each with one worker: a job posted to one is answered by
 // both, read by both, and cancelled from either. The same paths under the sanitizer builds; the
 // kill -9, Redis restart and nginx cases are tests/deploy/redis_jobs_test.py.
@@ -582,6 +689,17 @@ TEST_F(SharedJobsTest, BothServersReadAndAnswerOneJob) {
   result.erase("processing_time");
   sync.erase("processing_time");
   EXPECT_EQ(result, sync);
+  // Either server renders the job again and draws its pages from what Redis keeps.
+  const std::string markdown = "/jobs/" + id + "/result?output_format=markdown";
+  const Json a_markdown = GetJson(a_.port(), markdown);
+  EXPECT_EQ(a_markdown["format"], "markdown");
+  EXPECT_EQ(a_markdown["output"], GetJson(b_.port(), markdown)["output"]);
+  const std::string image = "/jobs/" + id + "/pages/3/image?max_side=500";
+  const Response a_image = Send(a_.port(), MakeRequest(bhttp::verb::get, image));
+  const Response b_image = Send(b_.port(), MakeRequest(bhttp::verb::get, image));
+  EXPECT_EQ(a_image.result_int(), 200);
+  EXPECT_EQ(Header(a_image, "Content-Type"), "image/jpeg");
+  EXPECT_EQ(a_image.body(), b_image.body());
 
   // Every page was read once, and both servers read some (the synchronous answer adds 10 on A).
   const long a_pages = PagesRead(a_.port()) - a_before - 10;

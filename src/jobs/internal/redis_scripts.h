@@ -17,7 +17,7 @@
 namespace ocr::jobs::internal {
 
 // Shared by every script: the key prefix, Redis's clock (so replicas' clocks never matter) and
-// the one way a job ends (its log's end event, its keys' expiry, its upload freed).
+// the one way a job ends (its log's end event, its keys' expiry).
 inline constexpr std::string_view kPrelude = R"lua(
 local P = 'onnxocr:'
 local function now_ms()
@@ -31,12 +31,9 @@ local function finish(id, state, code, message)
   redis.call('RPUSH', j .. ':events', 'e')
   redis.call('SREM', P .. 'unfinished', id)
   local ttl = tonumber(redis.call('HGET', j, 'ttl_ms'))
-  -- A searchable PDF is made from the upload when the result is asked for: kept as long.
-  if state == 'succeeded' and redis.call('HGET', j, 'keep_upload') == '1' then
-    redis.call('PEXPIRE', j .. ':upload', ttl)
-  else
-    redis.call('DEL', j .. ':upload')
-  end
+  -- The upload is kept as long as the results: a searchable PDF is made from it when the result
+  -- is asked for, and viewers draw its pages.
+  redis.call('PEXPIRE', j .. ':upload', ttl)
   redis.call('PEXPIRE', j, ttl)
   redis.call('PEXPIRE', j .. ':events', ttl)
   redis.call('PEXPIRE', j .. ':pages', ttl)
@@ -54,8 +51,7 @@ end
 )lua";
 
 // ARGV: id, max_jobs, ttl_ms, timeout_ms, page_count, pages_total, spec, max_result_bytes,
-// upload, keep_upload ('1': kept after a success, for the searchable PDF). 1 admitted, 0 at
-// --max-jobs.
+// upload. 1 admitted, 0 at --max-jobs.
 inline constexpr std::string_view kCreate = R"lua(
 local id = ARGV[1]
 if redis.call('SCARD', P .. 'unfinished') >= tonumber(ARGV[2]) then return 0 end
@@ -65,8 +61,7 @@ local expire = tonumber(ARGV[3]) + tonumber(ARGV[4])
 redis.call('HSET', j, 'state', 'queued', 'created', now, 'page_count', ARGV[5],
            'pages_total', ARGV[6], 'pages_done', 0, 'next_emit', 0, 'result_bytes', 0,
            'max_result_bytes', ARGV[8], 'spec', ARGV[7], 'ttl_ms', ARGV[3],
-           'deadline', now + tonumber(ARGV[4]), 'error_code', '', 'error', '',
-           'keep_upload', ARGV[10] or '0')
+           'deadline', now + tonumber(ARGV[4]), 'error_code', '', 'error', '')
 redis.call('PEXPIRE', j, expire)
 redis.call('SET', j .. ':upload', ARGV[9], 'PX', expire)
 for i = 0, tonumber(ARGV[6]) - 1 do redis.call('RPUSH', P .. 'queue', id .. ':' .. i) end
