@@ -47,14 +47,14 @@ bool EndsName(std::string_view text, std::size_t end) {
 }  // namespace
 
 std::string InFlagTerms(std::string_view message) {
-  static const std::vector<std::pair<std::string_view, std::string_view>> kPairs = FieldFlags();
+  static const std::vector<std::pair<std::string_view, std::string_view>> pairs = FieldFlags();
   std::string out;
   out.reserve(message.size());
   std::size_t i = 0;
   while (i < message.size()) {
     bool replaced = false;
     if (StartsName(message, i)) {
-      for (const auto& [field, flag] : kPairs) {
+      for (const auto& [field, flag] : pairs) {
         const std::size_t end = i + field.size();
         if (message.substr(i, field.size()) != field || !EndsName(message, end))
           continue;
