@@ -5,8 +5,8 @@
 namespace ocr::cli {
 
 inline constexpr int kExitOk = 0;
-inline constexpr int kExitUsage = 2;            // bad flags or arguments
+inline constexpr int kExitUsage = 2;  // bad flags or arguments, or --pages past a document's end
 inline constexpr int kExitModelsFailed = 3;     // a model set failed to load
-inline constexpr int kExitInputUnreadable = 4;  // an input file is missing or cannot be decoded
+inline constexpr int kExitInputUnreadable = 4;  // an input is missing, unreadable or undecodable
 
 }  // namespace ocr::cli

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "cli/flag_wording.h"
 #include "common/text.h"
 
 namespace ocr::cli {
@@ -67,7 +68,9 @@ void AddInputFlags(CLI::App& cmd, InputFlags& f, unsigned where) {
     std::string& text = f.values[std::string(option.name)];
     const std::string name = "--" + std::string(option.flag);
     const std::string shown = document::OptionText(option.get(defaults));
-    std::string help(option.help);
+    // `run` speaks of its own flags (--format pdf), the server of the fields its flags default.
+    std::string help =
+        where == document::kRunFlag ? InFlagTerms(option.help) : std::string(option.help);
     CLI::Option* flag = nullptr;
     if (option.kind == document::OptionKind::kBool && !option.flag_value) {
       // A switch and its negation: --cls / --no-cls.

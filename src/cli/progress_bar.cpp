@@ -1,29 +1,44 @@
 #include "cli/progress_bar.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 namespace ocr::cli {
 
-std::string ProgressBar::Render(std::size_t done, std::size_t total, double seconds) {
+std::string ProgressBar::Render(const State& s) {
   constexpr std::size_t kWidth = 20;
-  const std::size_t filled = total == 0 ? 0 : done * kWidth / total;
+  const std::size_t filled = s.pages == 0 ? 0 : std::min(s.page, s.pages) * kWidth / s.pages;
   std::string bar = "[" + std::string(filled, '#') + std::string(kWidth - filled, '.') + "] ";
-  bar += fmt::format("{}/{} pages", done, total);
-  if (seconds > 0 && done > 0)
-    bar += fmt::format(", {:.1f} pages/s", static_cast<double>(done) / seconds);
+  bar +=
+      fmt::format("page {}/{}, file {}/{}, {:.1f} s", s.page, s.pages, s.file, s.files, s.seconds);
+  if (s.seconds > 0 && s.total > 0)
+    bar += fmt::format(", {:.1f} pages/s", static_cast<double>(s.total) / s.seconds);
   return bar;
 }
 
+void ProgressBar::StartFile(std::size_t index) {
+  MutexLock lock(&mu_);
+  earlier_done_ += file_done_;
+  file_done_ = 0;
+  file_ = index;
+}
+
 void ProgressBar::Update(std::size_t done, std::size_t total) {
-  if (!enabled_ || total <= 1)
+  if (!enabled_)
     return;
   MutexLock lock(&mu_);
-  if (!drawn_)
-    start_ = std::chrono::steady_clock::now();
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  // Pages finish out of order when they run in parallel: never draw fewer than already shown.
+  file_done_ = std::max(file_done_, done);
+  State state;
+  state.page = file_done_;
+  state.pages = total;
+  state.file = file_ + 1;
+  state.files = files_;
+  state.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  state.total = earlier_done_ + file_done_;
   // \r and erase-line redraw in place.
-  std::fprintf(out_, "\r\033[K%s", Render(done, total, seconds).c_str());
+  std::fprintf(out_, "\r\033[K%s", Render(state).c_str());
   std::fflush(out_);
   drawn_ = true;
 }

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <numeric>
+#include <regex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,8 +36,10 @@ std::string Slurp(const std::string& path) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-// In a forked child: becomes `onnxocr ARGS` (without ONNXOCR_MODELS from the test's environment).
-[[noreturn]] void ExecOnnxocr(const std::vector<std::string>& args) {
+// In a forked child: becomes `onnxocr ARGS` (without ONNXOCR_MODELS and ONNXOCR_PROGRESS from the
+// test's environment).
+[[noreturn]] void ExecOnnxocr(const std::vector<std::string>& args,
+                              std::vector<std::string> env = {}) {
   std::string binary = OCR_ONNXOCR_BINARY;
   std::vector<std::string> copy = args;
   std::vector<char*> argv = {binary.data()};
@@ -44,11 +47,17 @@ std::string Slurp(const std::string& path) {
     argv.push_back(a.data());
   argv.push_back(nullptr);
   unsetenv("ONNXOCR_MODELS");
+  unsetenv("ONNXOCR_PROGRESS");
+  for (std::string& setting : env)
+    putenv(setting.data());
   execv(binary.c_str(), argv.data());
   _exit(127);
 }
 
-Outcome RunOnnxocr(const std::vector<std::string>& args) {
+// `onnxocr ARGS` with stdout and stderr captured, stdin read from `stdin_path` (/dev/null when
+// empty) and `env` ("NAME=VALUE") added to the environment.
+Outcome RunOnnxocr(const std::vector<std::string>& args, const std::string& stdin_path = "",
+                   const std::vector<std::string>& env = {}) {
   static int counter = 0;
   const std::string base =
       ::testing::TempDir() + "/cli_" + std::to_string(getpid()) + "_" + std::to_string(counter++);
@@ -60,7 +69,10 @@ Outcome RunOnnxocr(const std::vector<std::string>& args) {
       _exit(126);
     if (freopen(err_path.c_str(), "w", stderr) == nullptr)
       _exit(126);
-    ExecOnnxocr(args);
+    if (freopen(stdin_path.empty() ? "/dev/null" : stdin_path.c_str(), "r", stdin) == nullptr)
+      _exit(126);
+    std::vector<std::string> settings = env;
+    ExecOnnxocr(args, settings);
   }
   int status = 0;
   waitpid(pid, &status, 0);
@@ -91,8 +103,9 @@ TEST(RunCommandTest, UsageErrorsExitWith2) {
   EXPECT_EQ(RunOnnxocr({"run", "--bogus", "x.png"}).exit_code, 2);
   const Outcome bad_format = RunOnnxocr({"run", "--format", "docx", "x.png"});
   EXPECT_EQ(bad_format.exit_code, 2);
-  EXPECT_NE(bad_format.err.find("output_format must be one of"), std::string::npos)
-      << bad_format.err;
+  EXPECT_EQ(bad_format.err,
+            "onnxocr run: --format must be one of json, markdown, html, text, hocr, alto, pdf "
+            "(got 'docx')\n");
   // The reading options' flags are checked by the options' own rules.
   const Outcome bad_score = RunOnnxocr({"run", "--drop-score", "2", "x.png"});
   EXPECT_EQ(bad_score.exit_code, 2);
@@ -101,6 +114,38 @@ TEST(RunCommandTest, UsageErrorsExitWith2) {
       << bad_score.err;
   EXPECT_EQ(RunOnnxocr({"run", "--det-limit-type", "fast", "x.png"}).exit_code, 2);
   EXPECT_EQ(RunOnnxocr({"run", "--text-normalization", "maybe", "x.png"}).exit_code, 2);
+}
+
+// Exit code 2: a flag's value that cannot be right, told before any model loads, in the CLI's
+// words (--pages, not the API's page_range).
+TEST(RunCommandTest, ExitCode2ForBadPagesNamesTheFlag) {
+  const Outcome o = RunOnnxocr({"run", "--pages", "abc", "/nonexistent/x.pdf"});
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_EQ(o.err, "onnxocr run: --pages must look like 0-3,7 (pages from 0)\n");
+  EXPECT_EQ(o.out, "");
+  const Outcome beyond = RunOnnxocr({"run", "--pages", "300-400", "/nonexistent/x.pdf"});
+  EXPECT_EQ(beyond.exit_code, 2);
+  EXPECT_EQ(beyond.err,
+            "onnxocr run: --pages selects no page: pages are counted from 0, and "
+            "--max-pdf-pages (200) refuses any document longer than 200 pages\n");
+  const Outcome twice = RunOnnxocr({"run", "-", "-"});
+  EXPECT_EQ(twice.exit_code, 2);
+  EXPECT_EQ(twice.err, "onnxocr run: - (standard input) can be given only once\n");
+  const Outcome progress = RunOnnxocr({"run", "--progress", "sometimes", "x.png"});
+  EXPECT_EQ(progress.exit_code, 2);
+  EXPECT_NE(progress.err.find("--progress"), std::string::npos) << progress.err;
+}
+
+// The flags' help speaks of the CLI's flags too (the option table's help names API fields).
+TEST(RunCommandTest, HelpNamesFlagsNotApiFields) {
+  const Outcome help = RunOnnxocr({"run", "--help"});
+  EXPECT_EQ(help.exit_code, 0);
+  for (const char* field : {"output_format", "page_range", "force_ocr", "paginate_output"})
+    EXPECT_EQ(help.out.find(field), std::string::npos) << field << " in:\n" << help.out;
+  EXPECT_NE(help.out.find("--format pdf: write PDF/A-2b"), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("--progress"), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("ONNXOCR_PROGRESS"), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("- reads standard input"), std::string::npos) << help.out;
 }
 
 TEST(RunCommandTest, BrokenModelSetExitsWith3NamingTheFile) {
@@ -112,7 +157,14 @@ TEST(RunCommandTest, BrokenModelSetExitsWith3NamingTheFile) {
 TEST(RunCommandTest, MissingOrUndecodableInputExitsWith4) {
   const Outcome missing = RunOnnxocr({"run", "/nonexistent/image.png"});
   EXPECT_EQ(missing.exit_code, 4);
-  EXPECT_NE(missing.err.find("/nonexistent/image.png"), std::string::npos) << missing.err;
+  EXPECT_EQ(missing.err, "onnxocr run: /nonexistent/image.png: no such file\n");
+  const auto answer = nlohmann::json::parse(missing.out);
+  EXPECT_EQ(answer["code"], "not_found");
+  EXPECT_EQ(answer["error"], "/nonexistent/image.png: no such file");
+  const Outcome directory = RunOnnxocr({"run", "--format", "text", ::testing::TempDir()});
+  EXPECT_EQ(directory.exit_code, 4);
+  EXPECT_NE(directory.err.find(": is a directory, not a file\n"), std::string::npos)
+      << directory.err;
   const std::string junk = ::testing::TempDir() + "/junk.png";
   std::ofstream(junk, std::ios::binary) << "\x89PNG\r\n\x1a\n truncated";
   const Outcome bad = RunOnnxocr({"run", junk});
@@ -161,7 +213,8 @@ TEST(RunCommandTest, SeveralFilesGiveAnArrayInOrderAndFailuresInPlace) {
   std::erase(first, ' ');
   std::erase(second, ' ');
   EXPECT_EQ(first, "Firstfile");
-  EXPECT_EQ(json[1]["code"], "internal");  // unreadable local file: not a client error
+  EXPECT_EQ(json[1]["code"], "not_found");  // a missing file is the user's to fix, not ours
+  EXPECT_EQ(json[1]["error"], "/nonexistent.png: no such file");
   EXPECT_EQ(second, "Secondfile");
 }
 
@@ -239,15 +292,139 @@ TEST(RunCommandTest, DrawsAProgressBarOnlyOnATerminal) {
   ASSERT_EQ(piped.exit_code, 0);
   EXPECT_EQ(piped.err, "") << "nothing extra when stderr is not a terminal";
   const std::string shown = RunOnTerminal({"run", "--format", "text", pdf.string()});
-  EXPECT_NE(shown.find("3/3 pages"), std::string::npos) << shown;
-  EXPECT_NE(shown.find("1/3 pages"), std::string::npos) << shown;
+  EXPECT_NE(shown.find("page 3/3, file 1/1"), std::string::npos) << shown;
+  EXPECT_NE(shown.find("page 1/3, file 1/1"), std::string::npos) << shown;
   EXPECT_NE(shown.find("\r"), std::string::npos) << "the bar is redrawn in place";
+  EXPECT_TRUE(shown.ends_with("\r\033[K")) << "the bar is erased at the end: " << shown;
+  // --progress off silences it on a terminal too.
+  const std::string off =
+      RunOnTerminal({"run", "--progress", "off", "--format", "text", pdf.string()});
+  EXPECT_EQ(off, "");
 }
 
-TEST(ProgressBarTest, RendersDoneOfTotalAndRate) {
-  EXPECT_EQ(ProgressBar::Render(12, 48, 6.0), "[#####...............] 12/48 pages, 2.0 pages/s");
-  EXPECT_EQ(ProgressBar::Render(0, 48, 0.0), "[....................] 0/48 pages");
-  EXPECT_EQ(ProgressBar::Render(48, 48, 24.0), "[####################] 48/48 pages, 2.0 pages/s");
+TEST(ProgressBarTest, RendersPageFileElapsedAndRate) {
+  EXPECT_EQ(ProgressBar::Render({12, 48, 1, 2, 6.0, 12}),
+            "[#####...............] page 12/48, file 1/2, 6.0 s, 2.0 pages/s");
+  EXPECT_EQ(ProgressBar::Render({0, 48, 1, 1, 0.0, 0}),
+            "[....................] page 0/48, file 1/1, 0.0 s");
+  // The rate counts every page of the run, the files before this one's too.
+  EXPECT_EQ(ProgressBar::Render({48, 48, 3, 3, 24.0, 96}),
+            "[####################] page 48/48, file 3/3, 24.0 s, 4.0 pages/s");
+}
+
+// The bar's drawings as a terminal would get them, split at each \r + erase-line.
+std::vector<std::string> Drawings(const std::string& err) {
+  std::vector<std::string> drawings;
+  const std::string redraw = "\r\033[K";
+  for (std::size_t at = err.find(redraw); at != std::string::npos;) {
+    const std::size_t next = err.find(redraw, at + redraw.size());
+    drawings.push_back(err.substr(at + redraw.size(), next == std::string::npos
+                                                          ? std::string::npos
+                                                          : next - at - redraw.size()));
+    at = next;
+  }
+  return drawings;
+}
+
+// --progress on (or ONNXOCR_PROGRESS=on) draws it when stderr is a file too: every page of every
+// file in order, each drawing in place, erased at the end, and nothing else on stderr.
+TEST(RunCommandTest, ProgressOnShowsPageFileElapsedAndRate) {
+  std::string missing;
+  if (!pdf::testing::HaveTools(&missing))
+    GTEST_SKIP() << "PDF tools missing: " << missing;
+  const auto three = pdf::testing::MakeTextPdf("cli_progress3", {"One", "Two", "Three"}, "a4");
+  const auto two = pdf::testing::MakeTextPdf("cli_progress2", {"Four", "Five"}, "a4");
+  ASSERT_FALSE(three.empty());
+  ASSERT_FALSE(two.empty());
+  const Outcome o =
+      RunOnnxocr({"run", "--progress", "on", "--format", "text", three.string(), two.string()});
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_EQ(o.out, "==> " + three.string() + " <==\nOne\n\nTwo\n\nThree\n==> " + two.string() +
+                       " <==\nFour\n\nFive\n");
+  EXPECT_TRUE(o.err.starts_with("\r\033[K")) << o.err;
+  EXPECT_TRUE(o.err.ends_with("\r\033[K")) << "erased at the end: " << o.err;
+  EXPECT_EQ(o.err.find('\n'), std::string::npos) << "drawn in place: " << o.err;
+  std::vector<std::string> drawings = Drawings(o.err);
+  ASSERT_FALSE(drawings.empty());
+  EXPECT_EQ(drawings.back(), "") << "the last redraw erases";
+  drawings.pop_back();
+  const std::regex shape(
+      R"(\[[#.]{20}\] page (\d)/(\d), file (\d)/2, (\d+\.\d) s(, \d+\.\d pages/s)?)");
+  std::vector<std::string> seen;
+  double last_seconds = 0;
+  for (const std::string& drawing : drawings) {
+    std::smatch m;
+    ASSERT_TRUE(std::regex_match(drawing, m, shape)) << drawing;
+    seen.push_back(m[3].str() + ":" + m[1].str() + "/" + m[2].str());
+    EXPECT_EQ(m[5].matched, m[1] != "0" || m[3] != "1")
+        << "a rate once a page is read: " << drawing;
+    const double seconds = std::stod(m[4]);
+    EXPECT_GE(seconds, last_seconds) << "elapsed never goes back";
+    last_seconds = seconds;
+  }
+  EXPECT_EQ(seen, (std::vector<std::string>{"1:0/3", "1:1/3", "1:2/3", "1:3/3", "2:0/2", "2:1/2",
+                                            "2:2/2"}));
+  // The environment variable does the same; off (the default when stderr is a file) draws none.
+  const Outcome env =
+      RunOnnxocr({"run", "--format", "text", two.string()}, "", {"ONNXOCR_PROGRESS=on"});
+  ASSERT_EQ(env.exit_code, 0) << env.err;
+  EXPECT_NE(env.err.find("page 2/2, file 1/1"), std::string::npos) << env.err;
+  const Outcome quiet = RunOnnxocr({"run", "--format", "text", two.string()});
+  EXPECT_EQ(quiet.err, "");
+}
+
+// `-` reads standard input to its end; the type comes from the bytes, as for files.
+TEST(RunCommandTest, DashReadsStandardInput) {
+  std::string missing;
+  if (!pdf::testing::HaveTools(&missing))
+    GTEST_SKIP() << "PDF tools missing: " << missing;
+  const std::string png = RenderedOrSkip("Order 7781 shipped");
+  if (png.empty())
+    GTEST_SKIP() << "pango-view not installed";
+  const Outcome image = RunOnnxocr({"run", "-"}, png);
+  ASSERT_EQ(image.exit_code, 0) << image.err;
+  const auto json = nlohmann::json::parse(image.out);
+  ASSERT_EQ(json["results"].size(), 1u) << image.out;
+  EXPECT_EQ(pdf::testing::WithoutSpaces(json["results"][0]["text"]), "Order7781shipped");
+  const auto doc = pdf::testing::MakeTextPdf("cli_stdin", {"Chapter one", "Chapter two"}, "a4");
+  ASSERT_FALSE(doc.empty());
+  const Outcome text = RunOnnxocr({"run", "--format", "text", png, "-"}, doc.string());
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_EQ(pdf::testing::WithoutSpaces(text.out),
+            "==>" + pdf::testing::WithoutSpaces(png) +
+                "<==\nOrder7781shipped\n==>standardinput<==\nChapterone\n\nChaptertwo\n");
+  // Nothing on stdin is an empty input, refused as such.
+  const Outcome empty = RunOnnxocr({"run", "-"});
+  EXPECT_EQ(empty.exit_code, 4);
+  EXPECT_TRUE(empty.err.starts_with("onnxocr run: standard input: ")) << empty.err;
+  EXPECT_EQ(nlohmann::json::parse(empty.out)["code"], "unsupported_media_type");
+}
+
+// --format pdf without -o writes the PDF to stdout when stdout is not a terminal.
+TEST(RunCommandTest, PdfGoesToStdoutWhenItIsNotATerminal) {
+  const std::string png = RenderedOrSkip("Order 7781 shipped");
+  if (png.empty())
+    GTEST_SKIP() << "pango-view not installed";
+  const Outcome o = RunOnnxocr({"run", "--format", "pdf", "-"}, png);
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_TRUE(o.out.starts_with("%PDF-")) << o.out.substr(0, 16);
+  EXPECT_NE(o.out.find("%%EOF"), std::string::npos);
+  EXPECT_TRUE(o.err.starts_with("onnxocr run: standard input: 1 pages read in ")) << o.err;
+}
+
+// A page range past the document's end is a usage error, worded with --pages.
+TEST(RunCommandTest, PagesPastTheEndExitWith2NamingTheFlag) {
+  std::string missing;
+  if (!pdf::testing::HaveTools(&missing))
+    GTEST_SKIP() << "PDF tools missing: " << missing;
+  const auto doc = pdf::testing::MakeTextPdf("cli_pages", {"One", "Two"}, "a4");
+  ASSERT_FALSE(doc.empty());
+  const Outcome o = RunOnnxocr({"run", "--pages", "5", doc.string()});
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_EQ(o.err,
+            "onnxocr run: " + doc.string() + ": --pages selects no page of this 2-page document\n");
+  EXPECT_EQ(nlohmann::json::parse(o.out)["error"],
+            "--pages selects no page of this 2-page document");
 }
 
 }  // namespace
