@@ -202,6 +202,18 @@ def check_marker(out, repo):
     assert "{0}" in answer["output"], "paginate_output=true separates the pages"
 
 
+def jpeg_size(data):
+    """(width, height) from a JPEG's first start-of-frame marker; None when there is none."""
+    at = 2
+    while at + 9 < len(data) and data[at] == 0xFF:
+        marker, length = data[at + 1], int.from_bytes(data[at + 2:at + 4], "big")
+        if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):
+            return (int.from_bytes(data[at + 7:at + 9], "big"),
+                    int.from_bytes(data[at + 5:at + 7], "big"))
+        at += 2 + length
+    return None
+
+
 def check_long_documents(out, repo):
     # The stream: one JSON line per page, then the document's line with "output".
     lines = out.splitlines()
@@ -212,10 +224,18 @@ def check_long_documents(out, repo):
     # after a JSON body, so the events' "retry:" may follow one on its line.
     rest = "\n".join(lines[3:])
     assert rest.count("event: page") == 2 and "event: done" in rest, f"events:\n{rest}"
-    status, result, deleted = json_values(re.sub(r"(retry|id|event|data): [^\n]*", "", rest))
+    status, result, again, deleted = json_values(
+        re.sub(r"(retry|id|event|data): [^\n]*", "", rest))
     assert status["page_count"] == 2 and status["id"] == deleted["id"], (status, deleted)
     assert result["success"] is True and result["page_count"] == 2, result
     contains(result["output"], *PAGES["book.pdf"])
+    assert again["format"] == "text" and again["results"] == result["results"], again
+    contains(again["output"], *PAGES["book.pdf"])
+    with open(os.path.join(repo, "page0.jpg"), "rb") as f:
+        page = f.read()
+    assert page[:3] == b"\xff\xd8\xff", "a JPEG"
+    size = jpeg_size(page)
+    assert size and max(size) <= 1200, size
 
 
 def check_cli(out, repo):
