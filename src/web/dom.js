@@ -83,9 +83,11 @@ export const state = {
 
 // ---- status and errors --------------------------------------------------------------------------
 
+// `vars` may hold functions, called on each drawing (e.g. a duration in the page's language).
 export function setStatus(key, kind, vars = {}) {
   state.status = key ? [key, vars, kind] : null;
-  els.status.textContent = key ? t(key, vars) : '';
+  const values = Object.fromEntries(Object.entries(vars).map(([k, v]) => [k, typeof v === 'function' ? v() : v]));
+  els.status.textContent = key ? t(key, values) : '';
   els.status.dataset.state = kind;
 }
 

@@ -46,8 +46,7 @@ export function clearResults() {
   state.currentPage = 0;
   state.pinned = -1;
   state.region = null;
-  state.runs += 1;
-  els.results.dataset.run = String(state.runs);
+  state.runs += 1; // the page selector is rebuilt; data-run changes only when a result is shown
   els.results.hidden = true;
   els.lines.replaceChildren();
   els.overlay.replaceChildren();
@@ -84,8 +83,8 @@ export function renderSummary() {
   const secs = resp.processing_time;
   els.processingTime.textContent = formatSeconds(secs);
   els.lineCount.textContent = `(${n})`;
-  const pageCount = resp.page_count || state.pages.length;
-  setStatus(pageCount > 1 ? 'donePages' : 'done', 'done', { n, p: pageCount, t: formatSeconds(secs) });
+  const pageCount = state.pages.length; // the pages read (a page_range may leave some out)
+  setStatus(pageCount > 1 ? 'donePages' : 'done', 'done', { n, p: pageCount, t: () => formatSeconds(secs) });
 }
 
 // The job of the document shown, while it runs.
