@@ -49,6 +49,7 @@ const kStrings = {
     fetching: 'Fetching the result…',
     failed: 'Failed.',
     done: 'Done: {n} lines in {t}.',
+    doneOne: 'Done: 1 line in {t}.',
     donePages: 'Done: {n} lines on {p} pages in {t}.',
     cancelling: 'Cancelling…',
     cancelledAfter: 'Cancelled after {n} of {total} pages.',
@@ -78,6 +79,7 @@ const kStrings = {
     boxesLabel: 'Detected text boxes',
     regionReading: 'Reading the region…',
     regionDone: 'Region: {n} lines',
+    regionDoneOne: 'Region: 1 line',
     regionNoImage: 'The page image is not available, so no region can be read.',
     wholePage: 'Show the whole page',
     lines: 'Lines',
@@ -227,9 +229,11 @@ let lang = initialLang();
 
 export const currentLang = () => lang;
 
-// The string `key` with {name} replaced by vars.name; the English one when zh lacks it.
+// The string `key` with {name} replaced by vars.name; its `One` form for a count of 1 where the
+// language has one; the English one when zh lacks it.
 export function t(key, vars = {}) {
-  const s = kStrings[lang][key] ?? kStrings.en[key] ?? key;
+  const table = kStrings[lang];
+  const s = (vars.n === 1 && table[`${key}One`]) || table[key] || kStrings.en[key] || key;
   return s.replace(/\{(\w+)\}/g, (m, name) => (name in vars ? String(vars[name]) : m));
 }
 

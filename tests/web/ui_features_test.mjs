@@ -319,7 +319,7 @@ describe('web ui features', { skip: skipReason ?? false }, () => {
     const jobId = (await page.locator('#preview').getAttribute('src')).split('/')[2];
     requests.length = 0;
     await page.selectOption('#format', 'markdown');
-    await page.waitForSelector('#output[data-format="markdown"]', { timeout: kTimeoutMs });
+    await page.waitForSelector('#output[data-format="markdown"]', { state: 'attached', timeout: kTimeoutMs });
     const api = await (await page.request.get(`${server.url}/jobs/${jobId}/result?output_format=markdown`)).json();
     assert.equal(await page.locator('#output').textContent(), api.output);
     const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download-output')]);
@@ -333,7 +333,7 @@ describe('web ui features', { skip: skipReason ?? false }, () => {
     await shoot('markdown-preview');
 
     await page.selectOption('#format', 'html');
-    await page.waitForSelector('#output[data-format="html"]', { timeout: kTimeoutMs });
+    await page.waitForSelector('#output[data-format="html"]', { state: 'attached', timeout: kTimeoutMs });
     const frame = page.locator('#html-preview');
     assert.ok(await frame.isVisible());
     assert.equal(await frame.getAttribute('sandbox'), ''); // no scripts, an origin of its own
@@ -345,7 +345,7 @@ describe('web ui features', { skip: skipReason ?? false }, () => {
 
     for (const format of ['text', 'hocr', 'alto']) {
       await page.selectOption('#format', format);
-      await page.waitForSelector(`#output[data-format="${format}"]`, { timeout: kTimeoutMs });
+      await page.waitForSelector(`#output[data-format="${format}"]`, { state: 'attached', timeout: kTimeoutMs });
     }
     assert.match(await page.locator('#output').textContent(), /<alto/);
     assert.ok(!requests.some((r) => /^POST/.test(r)), `format switches sent ${requests}`);
@@ -355,7 +355,7 @@ describe('web ui features', { skip: skipReason ?? false }, () => {
     await readFile(fx.letter);
     requests.length = 0;
     await page.selectOption('#format', 'markdown');
-    await page.waitForSelector('#output[data-format="markdown"]');
+    await page.waitForSelector('#output[data-format="markdown"]', { state: 'attached' });
     assert.deepEqual(requests, []);
     const ocr = await (await page.request.post(`${server.url}/ocr`, { multipart: {
       file: { name: 'letter.png', mimeType: 'image/png', buffer: fs.readFileSync(fx.letter) },
