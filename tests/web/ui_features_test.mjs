@@ -440,6 +440,28 @@ describe('web ui features', { skip: skipReason ?? false }, () => {
     await ctx.close();
   });
 
+  test('the viewer and the exports work from the keyboard alone', async () => {
+    await readFile(fx.letter); // the page was reloaded by the test before
+    await page.focus('#zoom-out');
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate(() => document.activeElement.id), 'zoom-in');
+    const scale = Number(await page.locator('#viewer').getAttribute('data-scale'));
+    await page.keyboard.press('Enter');
+    assert.ok(Number(await page.locator('#viewer').getAttribute('data-scale')) > scale);
+    // Each control is labelled, in words a screen reader can say.
+    const unlabelled = await page.evaluate(() => [...document.querySelectorAll('button, select, input, [tabindex="0"]')]
+      .filter((el) => el.getClientRects().length && !(el.getAttribute('aria-label') || el.textContent.trim() ||
+        (el.id && document.querySelector(`label[for="${el.id}"]`)) || el.closest('label')))
+      .map((el) => el.id || el.outerHTML.slice(0, 60)));
+    assert.deepEqual(unlabelled, []);
+    // The output's buttons are reached with Tab and work with Enter.
+    await page.focus('#copy-output');
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate(() => document.activeElement.id), 'download-output');
+    const [download] = await Promise.all([page.waitForEvent('download'), page.keyboard.press('Enter')]);
+    assert.match(download.suggestedFilename(), /\.json$/);
+  });
+
   test('no script or CSP errors were logged', () => {
     assert.deepEqual(errors, []);
   });

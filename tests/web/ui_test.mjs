@@ -24,6 +24,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(here, '..', '..');
 const chromiumPath = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const binary = process.env.ONNXOCR_BINARY || path.join(repoRoot, 'build', 'release', 'onnxocr');
+const shotDir = path.resolve(process.env.UI_SCREENSHOT_DIR || 'screenshots'); // kept as artifacts
 const kStartTimeoutMs = 90_000;
 const kResultTimeoutMs = 60_000;
 const kJobTimeoutMs = 120_000;
@@ -108,6 +109,7 @@ describe('web ui', { skip: skipReason ?? false }, () => {
   before(async () => {
     renderReceipt();
     renderDocuments();
+    fs.mkdirSync(shotDir, { recursive: true });
     server = await startServer(binary, ['serve', '--host', '127.0.0.1', '--port', '0'],
       { timeoutMs: kStartTimeoutMs });
     browser = await playwright.chromium.launch({
@@ -138,7 +140,7 @@ describe('web ui', { skip: skipReason ?? false }, () => {
     if (server) await stopServer(server.child);
     if (!tmpDir) return;
     if (process.env.KEEP_UI_TEST_DIR) {
-      console.log(`# screenshots kept in ${tmpDir}`);
+      console.log(`# fixtures kept in ${tmpDir}`);
     } else {
       fs.rmSync(tmpDir, { recursive: true, force: true });
     }
@@ -201,7 +203,7 @@ describe('web ui', { skip: skipReason ?? false }, () => {
     assert.equal(geom.vb, `0 0 ${geom.nw} ${geom.nh}`);
     assert.ok(geom.dw < 1 && geom.dh < 1, `overlay does not cover the image: ${JSON.stringify(geom)}`);
 
-    await page.screenshot({ path: path.join(tmpDir, 'desktop.png'), fullPage: true });
+    await page.screenshot({ path: path.join(shotDir, 'ui-desktop.png'), fullPage: true });
   });
 
   test('hovering a box highlights its line, and hovering a line its box', async () => {
@@ -289,7 +291,7 @@ describe('web ui', { skip: skipReason ?? false }, () => {
     await waitForRun(before);
     const width = await page.evaluate(() => document.scrollingElement.scrollWidth);
     assert.ok(width <= 375, `page is ${width} px wide at a 375 px viewport`);
-    await page.screenshot({ path: path.join(tmpDir, 'phone.png'), fullPage: true });
+    await page.screenshot({ path: path.join(shotDir, 'ui-phone.png'), fullPage: true });
     await page.setViewportSize({ width: 1280, height: 900 });
   });
 
@@ -388,7 +390,7 @@ describe('web ui', { skip: skipReason ?? false }, () => {
     assert.ok(last.some((l) => normalized(l).includes(`Order${1000 + kPdfPages}`)),
       `last page's lines: ${JSON.stringify(last)}`);
     assert.ok((await page.locator('#overlay .box').count()) >= 5);
-    await page.screenshot({ path: path.join(tmpDir, 'pdf-job.png'), fullPage: true });
+    await page.screenshot({ path: path.join(shotDir, 'ui-pdf-job.png'), fullPage: true });
     console.log(`# 20-page PDF job: ${seconds.toFixed(1)} s`);
   });
 
@@ -398,12 +400,13 @@ describe('web ui', { skip: skipReason ?? false }, () => {
     assert.equal(job.status, 202, JSON.stringify(job.body));
     // Once the first page is shown, cancel.
     await page.waitForFunction(() => window.jobTrace.first !== null, null, { timeout: kJobTimeoutMs });
-    await page.screenshot({ path: path.join(tmpDir, 'job-running.png'), fullPage: true });
+    await page.screenshot({ path: path.join(shotDir, 'ui-job-running.png'), fullPage: true });
     await page.locator('#job-cancel').click();
     await page.waitForSelector('#status[data-state="cancelled"]', { timeout: kResultTimeoutMs });
     assert.match(await page.locator('#status').textContent(),
       new RegExp(`^Cancelled after \\d+ of ${2 * kPdfPages} pages\\.$`));
     assert.doesNotMatch(await page.locator('#lines').textContent(), /No text was found/);
+    await page.screenshot({ path: path.join(shotDir, 'ui-cancelled.png'), fullPage: true });
     assert.ok(await page.locator('#job').isHidden());
     const res = await page.request.get(`${server.url}/jobs/${job.body.id}`);
     assert.equal(res.status(), 200);
