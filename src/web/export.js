@@ -29,8 +29,9 @@ function compactJson(results) {
 }
 
 // `entry`'s answer in `format`: from the answer itself when it is in that format, else from its
-// job, else written here; an image's hOCR or ALTO, which this page does not write, is asked of
-// /ocr. Answers the text, or throws an Error with the message to show.
+// job, else written here (also for the pages a cancelled job read); an image's hOCR or ALTO, which
+// this page does not write, is asked of /ocr. Answers the text, or throws an Error with the message
+// to show.
 export async function outputOf(entry, format) {
   if (entry.outputs[format] !== undefined) return entry.outputs[format];
   const resp = entry.response;
@@ -39,7 +40,7 @@ export async function outputOf(entry, format) {
     text = JSON.stringify(resp, null, 2);
   } else if (resp.format === format && typeof resp.output === 'string') {
     text = resp.output;
-  } else if (entry.job) {
+  } else if (entry.job && !entry.partial) {
     const url = `${entry.job.resultUrl}${entry.job.resultUrl.includes('?') ? '&' : '?'}output_format=${format}`;
     const { res, body, text: raw } = await getJson(url).catch((err) => {
       throw new Error(networkMessage(err));
@@ -49,6 +50,7 @@ export async function outputOf(entry, format) {
   } else {
     text = writeFormat(resp, format, entry.paginate);
   }
+  if (text === null && entry.partial) throw new Error(t('needsWhole'));
   if (text === null) {
     const res = await fetch('/ocr', { method: 'POST', body: buildForm(entry.file, format) }).catch((err) => {
       throw new Error(networkMessage(err));

@@ -43,6 +43,7 @@ async function runJob(entry, controller, resolve) {
     total: 0, // pages the job reads, 0 until known
     ocrPixels: 0, // pixels of the pages read by OCR (a text layer's page costs next to nothing)
     ocrPages: 0,
+    rawPages: [], // the page events' pages, the answer of a cancelled job
     lastPageAt: 0, // when the last page came
     finished: false,
     cancelled: false,
@@ -217,6 +218,7 @@ function addJobPage(job, data) {
   if (position < state.pages.length) return; // seen already (replayed after a reconnect)
   let index = state.allLines.length;
   const page = toPage(data, state.pages.length, () => index++);
+  job.rawPages.push(data);
   state.pages.push(page);
   job.lastPageAt = performance.now();
   if (page.source !== 'text_layer') {
@@ -273,10 +275,23 @@ function jobFailed(job, data, raw) {
   showError(describeError(null, data, raw));
 }
 
-// Cancelled: the pages read stay, and the status says how many of how many.
+// Cancelled: the pages read stay, to be exported as the answer (written here: the server keeps no
+// result of a cancelled job), and the status says how many of how many.
 function jobCancelled(job) {
   if (!job.finished) endJob(job, 'cancelled');
   job.cancelled = true;
+  if (job.rawPages.length > 0 && state.entry === job.entry) {
+    job.entry.partial = true;
+    job.entry.response = {
+      success: true,
+      page_count: job.rawPages.length,
+      processing_time: (job.lastPageAt - job.started) / 1000,
+      pages: job.rawPages,
+      results: job.rawPages.flatMap((p) => p.results || []),
+    };
+    state.response = job.entry.response;
+    renderOutput();
+  }
   renderLines();
   renderPager();
   const n = state.pages.length;

@@ -406,7 +406,12 @@ describe('web ui', { skip: skipReason ?? false }, () => {
     assert.match(await page.locator('#status').textContent(),
       new RegExp(`^Cancelled after \\d+ of ${2 * kPdfPages} pages\\.$`));
     assert.doesNotMatch(await page.locator('#lines').textContent(), /No text was found/);
+    // What was read can still be exported: its text, written by the page.
+    await page.selectOption('#format', 'text');
+    await page.waitForSelector('#output[data-format="text"]', { timeout: kResultTimeoutMs });
+    assert.match(normalized(await page.locator('#output').textContent()), /Order1001/);
     await page.screenshot({ path: path.join(shotDir, 'ui-cancelled.png'), fullPage: true });
+    await page.selectOption('#format', 'json');
     assert.ok(await page.locator('#job').isHidden());
     const res = await page.request.get(`${server.url}/jobs/${job.body.id}`);
     assert.equal(res.status(), 200);
