@@ -123,14 +123,37 @@ async function toggleFullscreen() {
 
 // ---- pointer and keys ---------------------------------------------------------------------------
 
+// Two fingers on a touch screen: zoom by how much their distance changed, around their middle.
+const touches = new Map();
+let pinch = 0; // the distance at the last move, 0 when not pinching
+
+function pinchMove(e) {
+  if (!touches.has(e.pointerId)) return false;
+  touches.set(e.pointerId, [e.clientX, e.clientY]);
+  if (touches.size !== 2) return false;
+  const [[x1, y1], [x2, y2]] = [...touches.values()];
+  const d = Math.hypot(x2 - x1, y2 - y1);
+  const r = els.viewer.getBoundingClientRect();
+  if (pinch > 0 && d > 0) zoomBy(d / pinch, (x1 + x2) / 2 - r.left, (y1 + y2) / 2 - r.top);
+  pinch = d;
+  return true;
+}
+
 function setupPan() {
   let drag = null;
   let suppressClick = false;
   els.viewer.addEventListener('pointerdown', (e) => {
+    if (e.pointerType === 'touch') touches.set(e.pointerId, [e.clientX, e.clientY]);
+    if (touches.size === 2) {
+      drag = null; // a second finger: a pinch, not a pan
+      pinch = 0;
+      return;
+    }
     if (e.button !== 0 || e.shiftKey || els.regionMode.getAttribute('aria-pressed') === 'true') return;
     drag = { id: e.pointerId, x: e.clientX, y: e.clientY, tx: view.tx, ty: view.ty, moved: false };
   });
   els.viewer.addEventListener('pointermove', (e) => {
+    if (pinchMove(e)) return;
     if (!drag || e.pointerId !== drag.id) return;
     const dx = e.clientX - drag.x;
     const dy = e.clientY - drag.y;
@@ -145,6 +168,8 @@ function setupPan() {
     apply();
   });
   const end = (e) => {
+    touches.delete(e.pointerId);
+    pinch = 0;
     if (!drag || e.pointerId !== drag.id) return;
     suppressClick = drag.moved;
     drag = null;
