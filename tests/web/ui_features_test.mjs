@@ -470,6 +470,23 @@ describe('web ui features', { skip: skipReason ?? false }, () => {
     assert.match(download.suggestedFilename(), /\.json$/);
   });
 
+  test('on a phone, two fingers zoom the page', async () => {
+    const { ctx, p } = await openPage({ viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
+    await p.setInputFiles('#file-input', fx.letter);
+    await p.waitForSelector('#status[data-state="done"]', { timeout: kTimeoutMs });
+    const v = await p.locator('#viewer').boundingBox();
+    const before = Number(await p.locator('#viewer').getAttribute('data-scale'));
+    const cdp = await ctx.newCDPSession(p);
+    const fingers = (d) => [{ x: v.x + v.width / 2 - d, y: v.y + v.height / 2, id: 0 },
+      { x: v.x + v.width / 2 + d, y: v.y + v.height / 2, id: 1 }];
+    await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: fingers(20) });
+    for (let d = 25; d <= 80; d += 5) await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: fingers(d) });
+    await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
+    const after = Number(await p.locator('#viewer').getAttribute('data-scale'));
+    assert.ok(after > before * 2.5, `a pinch from 40 to 160 px zoomed ${before} -> ${after}`);
+    await ctx.close();
+  });
+
   test('no script or CSP errors were logged', () => {
     assert.deepEqual(errors, []);
   });
