@@ -67,7 +67,8 @@ export const els = {
 // What the modules share; they change its fields, never the object.
 export const state = {
   entry: null, // the file shown: {file, name, status, response, job, outputs: {format: text}}
-  entries: [], // every file chosen, in order (files.js)
+  entries: [], // every file chosen, in order (upload.js)
+  queue: 0, // counts the choices of files: a reading of an older choice stops
   previewUrl: null,
   controller: null, // AbortController of the request in flight
   job: null, // the job in flight or last run (jobs.js), null for a direct /ocr answer

@@ -45,6 +45,10 @@ function pickFiles(files) {
   if (state.controller) state.controller.abort();
   state.controller = null;
   abandonJob();
+  for (const entry of state.entries) {
+    if (entry.previewUrl) URL.revokeObjectURL(entry.previewUrl);
+  }
+  state.previewUrl = null;
   state.entries = list.map((file) => ({
     file,
     name: file.name || t('pastedImage'),
@@ -54,7 +58,7 @@ function pickFiles(files) {
     outputs: {},
     paginate: false,
   }));
-  state.queue = (state.queue || 0) + 1;
+  state.queue += 1;
   readAll(state.queue);
 }
 
@@ -117,9 +121,8 @@ export function setupUpload() {
     pickFiles([file]);
   });
 
-  els.rerun.addEventListener('click', () => {
-    if (state.entry) pickFiles([state.entry.file]);
-  });
+  // The same files again, with the options changed since.
+  els.rerun.addEventListener('click', () => pickFiles(state.entries.map((e) => e.file)));
   els.fileList.addEventListener('click', (e) => {
     const button = e.target.closest('button[data-entry]');
     const entry = button && state.entries[Number(button.dataset.entry)];
@@ -202,9 +205,6 @@ async function read(entry) {
   entry.outputs = {};
   clearError();
   clearResults();
-  if (state.previewUrl && !state.entries.some((e) => e.previewUrl === state.previewUrl)) {
-    URL.revokeObjectURL(state.previewUrl);
-  }
   state.previewUrl = null;
   setStatus('recognizing', 'loading', { name: entry.name, size: formatBytes(file.size) });
 
