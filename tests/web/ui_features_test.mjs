@@ -457,6 +457,7 @@ describe('web ui features', { skip: skipReason ?? false }, () => {
   });
 
   test('the viewer and the exports work from the keyboard alone', async () => {
+    await page.selectOption('#format', 'json');
     await readFile(fx.letter); // the page was reloaded by the test before
     await page.focus('#zoom-out');
     await page.keyboard.press('Tab');
