@@ -28,6 +28,16 @@ function compactJson(results) {
   return `[\n${results.map((r) => `  ${JSON.stringify(r)}`).join(',\n')}\n]`;
 }
 
+// The job's result rendered again in `format` by the server; null when it answers another format.
+async function jobOutput(job, format) {
+  const url = `${job.resultUrl}${job.resultUrl.includes('?') ? '&' : '?'}output_format=${format}`;
+  const { res, body, text } = await getJson(url).catch((err) => {
+    throw new Error(networkMessage(err));
+  });
+  if (!res.ok || !body) throw new Error(describeError(res, body, text));
+  return body.format === format && typeof body.output === 'string' ? body.output : null;
+}
+
 // `entry`'s answer in `format`: from the answer itself when it is in that format, else from its
 // job, else written here (also for the pages a cancelled job read); an image's hOCR or ALTO, which
 // this page does not write, is asked of /ocr. Answers the text, or throws an Error with the message
@@ -41,12 +51,9 @@ export async function outputOf(entry, format) {
   } else if (resp.format === format && typeof resp.output === 'string') {
     text = resp.output;
   } else if (entry.job && !entry.partial) {
-    const url = `${entry.job.resultUrl}${entry.job.resultUrl.includes('?') ? '&' : '?'}output_format=${format}`;
-    const { res, body, text: raw } = await getJson(url).catch((err) => {
-      throw new Error(networkMessage(err));
-    });
-    if (!res.ok || !body || typeof body.output !== 'string') throw new Error(describeError(res, body, raw));
-    text = body.output;
+    // A server older than the route's output_format answers its own format: written here then.
+    text = (await jobOutput(entry.job, format)) ?? writeFormat(resp, format, entry.paginate);
+    if (text === null) throw new Error(t('noRerender'));
   } else {
     text = writeFormat(resp, format, entry.paginate);
   }

@@ -284,10 +284,12 @@ describe('web ui features', { skip: skipReason ?? false }, () => {
 
   test('a PDF page is drawn under its boxes, from the job\'s page image', async () => {
     await readFile(fx.pdf);
-    await page.waitForFunction(() => !document.getElementById('viewer').classList.contains('sheet'), null,
-      { timeout: kTimeoutMs });
     const src = await page.locator('#preview').getAttribute('src');
     assert.match(src, /^\/jobs\/[^/]+\/pages\/0\/image\?max_side=1600$/);
+    const res = await page.request.get(`${server.url}${src}`);
+    assert.equal(res.status(), 200, `GET ${src}: ${res.status()} ${await res.text()}`);
+    await page.waitForFunction(() => !document.getElementById('viewer').classList.contains('sheet'), null,
+      { timeout: kTimeoutMs });
     // Dark pixels of the drawn image under the first box.
     const dark = await page.evaluate(() => {
       const img = document.getElementById('preview');
@@ -317,10 +319,11 @@ describe('web ui features', { skip: skipReason ?? false }, () => {
   test('switching the format reads nothing again; the downloaded Markdown is the API\'s output', async () => {
     // The PDF read above is a job: its result is rendered again by the server.
     const jobId = (await page.locator('#preview').getAttribute('src')).split('/')[2];
+    const api = await (await page.request.get(`${server.url}/jobs/${jobId}/result?output_format=markdown`)).json();
+    assert.equal(api.format, 'markdown', `GET /jobs/{id}/result?output_format=markdown: ${JSON.stringify(api).slice(0, 200)}`);
     requests.length = 0;
     await page.selectOption('#format', 'markdown');
     await page.waitForSelector('#output[data-format="markdown"]', { state: 'attached', timeout: kTimeoutMs });
-    const api = await (await page.request.get(`${server.url}/jobs/${jobId}/result?output_format=markdown`)).json();
     assert.equal(await page.locator('#output').textContent(), api.output);
     const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download-output')]);
     assert.equal(download.suggestedFilename(), 'report.md');
