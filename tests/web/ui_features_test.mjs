@@ -88,7 +88,7 @@ describe('web ui features', { skip: skipReason ?? false }, () => {
     p.on('console', (msg) => {
       if (msg.type() !== 'error') return;
       if (/status of [45]\d\d/.test(msg.text()) && /\/(ocr|info)$/.test(msg.location()?.url ?? '')) return;
-      errors.push(msg.text());
+      errors.push(`${msg.text()} (${msg.location()?.url ?? ''})`);
     });
     p.on('pageerror', (err) => errors.push(String(err)));
     p.on('request', (req) => requests.push(`${req.method()} ${new URL(req.url()).pathname}${new URL(req.url()).search}`));
