@@ -188,14 +188,18 @@ function downloadCsv() {
   if (csv && state.entry) saveBlob(new Blob([csv], { type: 'text/csv;charset=utf-8' }), `${baseName(state.entry.name)}.csv`);
 }
 
-// The file read again as a searchable PDF (output_format=pdf), saved by the browser.
+// The searchable PDF, saved by the browser: a finished job's from its result (the pages are not
+// read again), else the file read again with output_format=pdf.
 async function downloadSearchablePdf() {
   const entry = state.entry;
   if (!entry || els.downloadPdf.disabled) return;
   els.downloadPdf.disabled = true;
   els.downloadPdf.textContent = t('makingPdf');
   try {
-    const res = await fetch('/ocr', { method: 'POST', body: buildForm(entry.file, 'pdf') });
+    const job = entry.job && !entry.partial ? entry.job : null;
+    const res = job
+      ? await fetch(`${job.resultUrl}${job.resultUrl.includes('?') ? '&' : '?'}output_format=pdf`)
+      : await fetch('/ocr', { method: 'POST', body: buildForm(entry.file, 'pdf') });
     if (!res.ok) {
       const text = await res.text();
       let body = null;

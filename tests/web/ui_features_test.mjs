@@ -351,6 +351,11 @@ describe('web ui features', { skip: skipReason ?? false }, () => {
       await page.waitForSelector(`#output[data-format="${format}"]`, { state: 'attached', timeout: kTimeoutMs });
     }
     assert.match(await page.locator('#output').textContent(), /<alto/);
+    // The searchable PDF of a finished job comes from its result, not from reading it again.
+    const [pdf] = await Promise.all([page.waitForEvent('download'), page.click('#download-pdf')]);
+    assert.equal(pdf.suggestedFilename(), 'report.pdf');
+    assert.equal(fs.readFileSync(await pdf.path()).subarray(0, 5).toString('latin1'), '%PDF-');
+    assert.ok(requests.some((r) => r.includes('output_format=pdf')), `the PDF came from ${requests}`);
     assert.ok(!requests.some((r) => /^POST/.test(r)), `format switches sent ${requests}`);
 
     // A single image: written here from its blocks, no request at all; the same as /ocr's.
