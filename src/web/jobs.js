@@ -3,28 +3,37 @@
 // is read, the whole answer at the end, and a Cancel button.
 
 import { els, formatBytes, setStatus, showError, state } from './dom.js';
-import { buildForm, describeError, post } from './request.js';
-import { render, renderLines, renderPage, renderPager, toPage } from './results.js';
+import { renderOutput } from './export.js';
+import { onLangChange, t } from './i18n.js';
+import { buildForm, describeError, networkMessage, post } from './request.js';
+import { cancelledText, render, renderLines, renderPage, renderPager, toPage } from './results.js';
 
 const kFinalStatuses = new Set(['succeeded', 'failed', 'cancelled']);
 
-export async function startJob(file, controller) {
-  const format = els.format.value;
-  setStatus(`Uploading ${file.name || 'document'} (${formatBytes(file.size)})…`, 'loading');
+// Reads `entry`'s file as a job; resolves with its final status once it has ended (or was
+// superseded).
+export function startJob(entry, controller) {
+  return new Promise((resolve) => {
+    runJob(entry, controller, resolve);
+  });
+}
+
+async function runJob(entry, controller, resolve) {
+  const file = entry.file;
+  setStatus('uploading', 'loading', { name: entry.name, size: formatBytes(file.size) });
   const answer = await post('/jobs', buildForm(file), controller);
-  if (!answer) return;
+  if (!answer) return resolve('failed');
   const { res, body, text } = answer;
   if (!res.ok || !body || body.success === false || typeof body.id !== 'string') {
-    els.results.classList.remove('stale');
-    setStatus('Failed.', 'error');
+    setStatus('failed', 'error');
     showError(describeError(res, body, text));
-    return;
+    return resolve('failed');
   }
   const base = `/jobs/${encodeURIComponent(body.id)}`;
   const job = {
     id: body.id,
-    file,
-    format,
+    entry,
+    resolve,
     statusUrl: body.status_url || res.headers.get('Location') || base,
     resultUrl: body.result_url || `${base}/result`,
     eventsUrl: body.events_url || `${base}/events`,
@@ -32,13 +41,19 @@ export async function startJob(file, controller) {
     started: performance.now(),
     done: 0, // pages read
     total: 0, // pages the job reads, 0 until known
+    ocrPixels: 0, // pixels of the pages read by OCR (a text layer's page costs next to nothing)
+    ocrPages: 0,
+    rawPages: [], // the page events' pages, the answer of a cancelled job
+    lastPageAt: 0, // when the last page came
     finished: false,
+    cancelled: false,
     cancelRequested: false,
     errors: 0, // EventSource errors since the last event
     timer: 0,
     poll: 0,
   };
   state.job = job;
+  entry.job = job;
   beginJobView(job);
   listen(job);
 }
@@ -102,22 +117,23 @@ async function pollStatus(job) {
     if (body.status === 'failed') return jobFailed(job, body, '');
     if (body.status === 'cancelled') return jobCancelled(job);
   } else if (res && res.status >= 400 && res.status < 500) {
-    endJob(job);
-    setStatus('Failed.', 'error');
+    endJob(job, 'failed');
+    setStatus('failed', 'error');
     showError(describeError(res, body, ''));
     return;
   } else if (++job.errors >= 10) {
-    endJob(job);
-    setStatus('Failed.', 'error');
-    showError('Network error: lost the connection to the server while the document was read.');
+    endJob(job, 'failed');
+    setStatus('failed', 'error');
+    showError(t('lostConnection'));
     return;
   }
   job.poll = setTimeout(() => pollStatus(job), 1000);
 }
 
 // Stops listening to a job; the page keeps what it has shown.
-function endJob(job) {
+function endJob(job, status) {
   job.finished = true;
+  job.resolve(status);
   if (job.source) job.source.close();
   clearInterval(job.timer);
   clearTimeout(job.poll);
@@ -128,43 +144,31 @@ function endJob(job) {
 export function abandonJob() {
   const job = state.job;
   if (!job || job.finished) return;
-  endJob(job);
+  endJob(job, 'cancelled');
   fetch(`/jobs/${encodeURIComponent(job.id)}`, { method: 'DELETE', keepalive: true }).catch(() => {});
 }
 
 function beginJobView(job) {
+  state.entry = job.entry;
   state.response = null;
   state.pages = [];
   state.allLines = [];
   state.currentPage = 0;
   state.pinned = -1;
-  if (state.jsonUrl) URL.revokeObjectURL(state.jsonUrl);
-  state.jsonUrl = null;
-  els.downloadJson.href = '#';
-  els.downloadJson.setAttribute('aria-disabled', 'true'); // until the whole answer is here
-  if (state.previewUrl) URL.revokeObjectURL(state.previewUrl);
-  state.previewUrl = null;
-  els.preview.onload = null;
-  els.preview.onerror = null;
-  els.preview.removeAttribute('src');
-  els.preview.hidden = true;
-  els.imageWrap.classList.add('sheet'); // no PDF or TIFF rendering here: boxes on a blank sheet
-
+  state.region = null;
+  state.runs += 1;
   els.processingTime.textContent = '–';
   els.lineCount.textContent = '(0)';
-  els.output.textContent = '';
-  els.output.dataset.format = '';
-  els.outputFormat.textContent = '(when the whole document is read)';
   els.jobCancel.disabled = false;
   els.job.hidden = false;
   renderProgress(job);
   job.timer = setInterval(() => renderProgress(job), 500);
-  setStatus(`Reading ${job.file.name || 'the document'}…`, 'loading');
+  setStatus('reading', 'loading', { name: job.entry.name });
 
+  els.results.hidden = false;
   renderLines();
   renderPage();
-  els.results.classList.remove('stale');
-  els.results.hidden = false;
+  renderOutput();
 }
 
 function updateProgress(job, done, total) {
@@ -175,9 +179,20 @@ function updateProgress(job, done, total) {
 
 function formatDuration(s) {
   if (!Number.isFinite(s) || s < 0) return '–';
-  if (s < 60) return `${Math.round(s)} s`;
+  if (s < 60) return t('seconds', { s: Math.round(s) });
   const m = Math.floor(s / 60);
-  return `${m} min ${String(Math.round(s - m * 60)).padStart(2, '0')} s`;
+  return t('minutes', { m, s: String(Math.round(s - m * 60)).padStart(2, '0') });
+}
+
+// Seconds left, from the time per pixel of the pages read so far by OCR (the remaining pages
+// taken as large as the average one), less the time since the last page came; null until a page
+// read by OCR says how fast this server reads.
+function secondsLeft(job, now) {
+  const left = Math.max(job.total, job.done) - job.done;
+  if (left <= 0 || job.ocrPages === 0) return null;
+  const perPixel = (job.lastPageAt - job.started) / 1000 / job.ocrPixels;
+  const remaining = left * (job.ocrPixels / job.ocrPages) * perPixel;
+  return Math.max(1, remaining - (now - job.lastPageAt) / 1000);
 }
 
 function renderProgress(job) {
@@ -187,14 +202,15 @@ function renderProgress(job) {
   els.jobProgress.value = done;
   els.job.dataset.done = String(done);
   els.job.dataset.total = String(total);
-  els.jobProgressText.textContent =
-    total > 0 ? `${done} of ${total} page${total === 1 ? '' : 's'} done` : 'Waiting for the server…';
-  const elapsed = (performance.now() - job.started) / 1000;
-  let left = 'estimating time left…';
-  if (done > 0 && total > 0) {
-    left = done >= total ? 'finishing…' : `about ${formatDuration((elapsed / done) * (total - done))} left`;
-  }
-  els.jobTime.textContent = `${formatDuration(elapsed)} elapsed · ${left}`;
+  els.jobProgressText.textContent = total > 0 ? t('pagesDone', { done, total }) : t('waitingServer');
+  const now = performance.now();
+  const elapsed = (now - job.started) / 1000;
+  const secs = secondsLeft(job, now);
+  let left = t('estimating');
+  if (total > 0 && done >= total) left = t('finishing');
+  else if (secs !== null) left = t('left', { t: formatDuration(secs) });
+  els.job.dataset.left = secs === null ? '' : secs.toFixed(1);
+  els.jobTime.textContent = `${t('elapsed', { t: formatDuration(elapsed) })} · ${left}`;
 }
 
 function addJobPage(job, data) {
@@ -202,7 +218,13 @@ function addJobPage(job, data) {
   if (position < state.pages.length) return; // seen already (replayed after a reconnect)
   let index = state.allLines.length;
   const page = toPage(data, state.pages.length, () => index++);
+  job.rawPages.push(data);
   state.pages.push(page);
+  job.lastPageAt = performance.now();
+  if (page.source !== 'text_layer') {
+    job.ocrPages += 1;
+    job.ocrPixels += page.width > 0 && page.height > 0 ? page.width * page.height : 1;
+  }
   state.allLines.push(...page.lines);
   updateProgress(job, state.pages.length, job.total);
   els.lineCount.textContent = `(${state.allLines.length})`;
@@ -214,8 +236,8 @@ function addJobPage(job, data) {
 }
 
 async function jobSucceeded(job) {
-  endJob(job);
-  setStatus('Fetching the result…', 'loading');
+  endJob(job, 'succeeded');
+  setStatus('fetching', 'loading');
   let res;
   let body = null;
   let text = '';
@@ -226,8 +248,8 @@ async function jobSucceeded(job) {
   } catch (err) {
     if (state.job !== job) return;
     if (!res) {
-      setStatus('Failed.', 'error');
-      showError(`Network error: could not fetch the result (${err && err.message ? err.message : err}).`);
+      setStatus('failed', 'error');
+      showError(networkMessage(err));
       return;
     }
   }
@@ -238,25 +260,43 @@ async function jobSucceeded(job) {
     return;
   }
   if (!res.ok || !body || body.success === false) {
-    setStatus('Failed.', 'error');
+    setStatus('failed', 'error');
     showError(describeError(res, body, text));
     return;
   }
-  render(body, job.file, job.format, { keepPage: true, sheet: true });
+  job.entry.response = body;
+  if (state.entry === job.entry) render(job.entry, { keepPage: true });
 }
 
 function jobFailed(job, data, raw) {
-  endJob(job);
+  endJob(job, 'failed');
   renderLines(); // the pages read stay; none read: no longer "waiting"
-  setStatus('Failed.', 'error');
+  setStatus('failed', 'error');
   showError(describeError(null, data, raw));
 }
 
+// Cancelled: the pages read stay, to be exported as the answer (written here: the server keeps no
+// result of a cancelled job), and the status says how many of how many.
 function jobCancelled(job) {
-  endJob(job);
+  if (!job.finished) endJob(job, 'cancelled');
+  job.cancelled = true;
+  if (job.rawPages.length > 0 && state.entry === job.entry) {
+    job.entry.partial = true;
+    job.entry.response = {
+      success: true,
+      page_count: job.rawPages.length,
+      processing_time: (job.lastPageAt - job.started) / 1000,
+      pages: job.rawPages,
+      results: job.rawPages.flatMap((p) => p.results || []),
+    };
+    state.response = job.entry.response;
+    renderOutput();
+  }
   renderLines();
+  renderPager();
   const n = state.pages.length;
-  setStatus(`Cancelled${n > 0 ? ` after ${n} page${n === 1 ? '' : 's'}` : ''}.`, 'cancelled');
+  setStatus(n > 0 ? 'cancelledAfter' : 'cancelledNone', 'cancelled', { n, total: Math.max(job.total, n) });
+  els.results.dataset.cancelled = cancelledText(job);
 }
 
 async function cancelJob() {
@@ -264,7 +304,7 @@ async function cancelJob() {
   if (!job || job.finished) return;
   els.jobCancel.disabled = true;
   job.cancelRequested = true;
-  setStatus('Cancelling…', 'loading');
+  setStatus('cancelling', 'loading');
   let res;
   let body = null;
   try {
@@ -276,7 +316,7 @@ async function cancelJob() {
   } catch (err) {
     if (state.job !== job || job.finished) return;
     els.jobCancel.disabled = false;
-    showError(`Network error: could not cancel (${err && err.message ? err.message : err}).`);
+    showError(networkMessage(err));
     return;
   }
   if (state.job !== job || job.finished) return; // its events ended it meanwhile
@@ -299,4 +339,7 @@ async function cancelJob() {
 export function setupJobs() {
   window.addEventListener('pagehide', abandonJob);
   els.jobCancel.addEventListener('click', cancelJob);
+  onLangChange(() => {
+    if (state.job && !state.job.finished) renderProgress(state.job);
+  });
 }

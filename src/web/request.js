@@ -1,13 +1,28 @@
-// The POSTs of a file (to /ocr or /jobs) and the messages of error answers.
+// The POSTs of a file (to /ocr or /jobs), the options drawer's fields, and the messages of error
+// answers.
 
 import { els, setStatus, showError, state } from './dom.js';
+import { t } from './i18n.js';
 
-export function buildForm(file) {
+// The multipart form of `file` with the chosen format and the options drawer's values; `format`
+// overrides the chosen one.
+export function buildForm(file, format = els.format.value) {
   const form = new FormData();
   form.append('file', file, file.name || 'upload');
-  form.append('output_format', els.format.value);
+  form.append('output_format', format);
   if (!els.modelField.hidden && els.model.value) form.append('model', els.model.value);
+  const pages = els.optPages.value.trim();
+  if (pages) form.append('page_range', pages);
+  const score = els.optDropScore.value.trim();
+  if (score) form.append('drop_score', score);
+  if (els.optForceOcr.checked) form.append('force_ocr', 'true');
+  if (els.optPaginate.checked) form.append('paginate_output', 'true');
+  if (els.optWordBoxes.checked) form.append('return_word_boxes', 'true');
   return form;
+}
+
+export function networkMessage(err) {
+  return t('networkError', { msg: err && err.message ? err.message : String(err) });
 }
 
 // POSTs `form` to `url`; answers {res, body, text}, or null once it has shown a network error
@@ -24,9 +39,8 @@ export async function post(url, form, controller) {
   } catch (err) {
     if (controller.signal.aborted) return null;
     state.controller = null;
-    els.results.classList.remove('stale');
-    setStatus('Failed.', 'error');
-    showError(`Network error: could not reach the server (${err && err.message ? err.message : err}).`);
+    setStatus('failed', 'error');
+    showError(networkMessage(err));
     return null;
   }
 
@@ -43,6 +57,19 @@ export async function post(url, form, controller) {
   return { res, body, text };
 }
 
+// GETs JSON; answers {res, body, text}; throws on a network error.
+export async function getJson(url) {
+  const res = await fetch(url, { headers: { Accept: 'application/json' } });
+  const text = await res.text();
+  let body = null;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = null;
+  }
+  return { res, body, text };
+}
+
 // The message of an error answer: {"error": "message", "code"}, or "error_code" beside it (a
 // job's status); `res` may be null (a job's failed event).
 export function describeError(res, body, text) {
@@ -53,6 +80,6 @@ export function describeError(res, body, text) {
   }
   if (body && typeof body.message === 'string') return body.message;
   const snippet = (text || '').trim().slice(0, 200);
-  if (!res) return snippet || 'The job failed.';
+  if (!res) return snippet || t('jobFailed');
   return `HTTP ${res.status} ${res.statusText || ''}${snippet ? `: ${snippet}` : ''}`.trim();
 }

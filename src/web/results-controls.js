@@ -1,11 +1,7 @@
-// The results' controls: the pager, linking each box to its line (hover, click, focus), copying
-// all text, the JSON download and the searchable PDF's.
+// The results' controls: the pager, and linking each box to its line (hover, click, focus).
 
-import { els, showError, state } from './dom.js';
-import { buildForm, describeError } from './request.js';
+import { els, state } from './dom.js';
 import { applyHighlight, renderLines, renderPage, showPage } from './results.js';
-
-// ---- linking boxes and lines --------------------------------------------------------------------
 
 function indexOf(el) {
   const target = el && el.closest ? el.closest('[data-index]') : null;
@@ -27,82 +23,6 @@ function selectLine(e) {
     renderPage();
   }
   applyHighlight(i, false);
-}
-
-// ---- copy ---------------------------------------------------------------------------------------
-
-function copyFallback(text) {
-  const ta = document.createElement('textarea');
-  ta.value = text;
-  ta.setAttribute('readonly', '');
-  ta.className = 'offscreen';
-  document.body.append(ta);
-  ta.select();
-  let ok = false;
-  try {
-    ok = document.execCommand('copy');
-  } catch {
-    ok = false;
-  }
-  ta.remove();
-  return ok;
-}
-
-async function copyAllText() {
-  const text = state.allLines.map((l) => l.text).join('\n');
-  let ok = false;
-  if (navigator.clipboard && window.isSecureContext) {
-    try {
-      await navigator.clipboard.writeText(text);
-      ok = true;
-    } catch {
-      ok = false;
-    }
-  }
-  if (!ok) ok = copyFallback(text);
-  const label = 'Copy all text';
-  els.copyAll.textContent = ok ? 'Copied!' : 'Copy failed';
-  setTimeout(() => {
-    els.copyAll.textContent = label;
-  }, 1500);
-}
-
-// The file read again as a searchable PDF (output_format=pdf), saved by the browser.
-async function downloadSearchablePdf() {
-  const file = state.file;
-  if (!file || els.downloadPdf.disabled) return;
-  const label = els.downloadPdf.textContent;
-  els.downloadPdf.disabled = true;
-  els.downloadPdf.textContent = 'Making the PDF…';
-  try {
-    const form = buildForm(file);
-    form.set('output_format', 'pdf');
-    const res = await fetch('/ocr', { method: 'POST', body: form });
-    if (!res.ok) {
-      const text = await res.text();
-      let body = null;
-      try {
-        body = JSON.parse(text);
-      } catch {
-        body = null;
-      }
-      showError(describeError(res, body, text));
-      return;
-    }
-    const url = URL.createObjectURL(await res.blob());
-    const link = document.createElement('a');
-    link.href = url;
-    link.download = `${(file.name || 'document').replace(/\.[^.]*$/, '').replace(/[^\w.-]+/g, '_') || 'document'}.pdf`;
-    document.body.append(link);
-    link.click();
-    link.remove();
-    setTimeout(() => URL.revokeObjectURL(url), 60_000);
-  } catch (err) {
-    showError(`Network error: could not reach the server (${err && err.message ? err.message : err}).`);
-  } finally {
-    els.downloadPdf.disabled = false;
-    els.downloadPdf.textContent = label;
-  }
 }
 
 export function setupResultsControls() {
@@ -128,10 +48,4 @@ export function setupResultsControls() {
   els.lines.addEventListener('mouseleave', () => applyHighlight(state.pinned, false));
   els.lines.addEventListener('click', selectLine);
   els.lines.addEventListener('focusin', selectLine);
-
-  els.copyAll.addEventListener('click', copyAllText);
-  els.downloadJson.addEventListener('click', (e) => {
-    if (!state.jsonUrl) e.preventDefault();
-  });
-  els.downloadPdf.addEventListener('click', downloadSearchablePdf);
 }

@@ -1,10 +1,14 @@
-// Showing an answer: the lines, the boxes over the image (or a blank sheet), the page selector, the
-// output and the JSON download. Server text is only inserted with textContent or as SVG
-// attributes, never as HTML.
+// Showing an answer: the lines, the page under its boxes (the uploaded image, or a document's
+// page from GET /jobs/{id}/pages/{n}/image, or a blank sheet with the text drawn on it), and the
+// page selector. Server text is only inserted with textContent or as SVG attributes, never as HTML.
 
 import { els, formatSeconds, setStatus, state } from './dom.js';
+import { renderOutput } from './export.js';
+import { t } from './i18n.js';
+import { setPageSize } from './viewer.js';
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
+const kPageImageSide = 1600;
 
 // One page of an answer (or of a job's `page` event); `nextIndex()` numbers its lines, which are
 // numbered across the whole document.
@@ -20,6 +24,7 @@ export function toPage(p, position, nextIndex) {
     width: p.width,
     height: p.height,
     source: p.source,
+    blocks: Array.isArray(p.blocks) ? p.blocks : [],
     lines: (Array.isArray(p.results) ? p.results : []).map(toLine),
   };
 }
@@ -33,195 +38,197 @@ function normalize(resp) {
   return [toPage({ page: 0, results: resp.results }, 0, nextIndex)];
 }
 
-// opts.keepPage: stay on the page shown (a job's answer, whose pages were shown as they came);
-// opts.sheet: draw on a blank sheet whatever the file is.
-export function render(resp, file, format, opts = {}) {
+// Empties the results, before a new file is read or after it failed.
+export function clearResults() {
+  state.response = null;
+  state.pages = [];
+  state.allLines = [];
+  state.currentPage = 0;
+  state.pinned = -1;
+  state.region = null;
+  state.runs += 1; // the page selector is rebuilt; data-run changes only when a result is shown
+  els.results.hidden = true;
+  els.lines.replaceChildren();
+  els.overlay.replaceChildren();
+  els.preview.removeAttribute('src');
+  els.regionBar.hidden = true;
+}
+
+// Shows `entry`'s answer. opts.keepPage: stay on the page shown (a job's answer, whose pages were
+// shown as they came).
+export function render(entry, opts = {}) {
+  const resp = entry.response;
   const page = state.currentPage;
+  state.entry = entry;
   state.response = resp;
   state.pages = normalize(resp);
   state.allLines = state.pages.flatMap((p) => p.lines);
   state.currentPage = opts.keepPage ? Math.min(page, state.pages.length - 1) : 0;
   state.pinned = -1;
+  state.region = null;
   state.runs += 1;
+  els.results.hidden = false;
+  renderSummary();
+  renderLines();
+  renderOutput();
+  renderPage();
+  els.results.dataset.run = String(state.runs);
+}
 
+// The status line, the line count and the processing time of the answer shown.
+export function renderSummary() {
+  const resp = state.response;
+  if (!resp) return;
   const n = state.allLines.length;
   const secs = resp.processing_time;
   els.processingTime.textContent = formatSeconds(secs);
   els.lineCount.textContent = `(${n})`;
-  const pageCount = resp.page_count || state.pages.length;
-  setStatus(
-    `Done: ${n} line${n === 1 ? '' : 's'}` +
-      (pageCount > 1 ? ` on ${pageCount} pages` : '') +
-      ` in ${formatSeconds(secs)}.`,
-    'done',
-  );
-
-  renderLines();
-  renderOutput(resp, format);
-  renderDownload(resp, file);
-  renderPreview(file, opts.sheet);
-
-  els.results.dataset.run = String(state.runs);
-  els.results.hidden = false;
+  const pageCount = state.pages.length; // the pages read (a page_range may leave some out)
+  setStatus(pageCount > 1 ? 'donePages' : 'done', 'done', { n, p: pageCount, t: () => formatSeconds(secs) });
 }
 
-// The lines of the page shown; a one-page answer without a page heading.
+// The job of the document shown, while it runs.
+const runningJob = () => (state.job && !state.response ? state.job : null);
+
+// The lines of the page shown (or of its region); a one-page answer without a page heading.
 export function renderLines() {
   const frag = document.createDocumentFragment();
-  const job = state.job && !state.response ? state.job : null; // a job's pages, as they came
+  const job = runningJob();
   const multi = state.pages.length > 1 || (job && job.total > 1);
   const page = state.pages[state.currentPage];
-  for (const p of page ? [page] : []) {
-    if (multi) {
-      const head = document.createElement('li');
-      head.className = 'page-head';
-      head.textContent = `Page ${p.page + 1}` + (p.source === 'text_layer' ? ' (text layer)' : '');
-      frag.append(head);
-    }
-    for (const line of p.lines) {
-      const li = document.createElement('li');
-      li.className = 'line';
-      li.dataset.index = String(line.index);
-      li.dataset.page = String(p.page);
-      li.tabIndex = 0;
-      const text = document.createElement('span');
-      text.className = 'line-text';
-      text.textContent = line.text;
-      const conf = document.createElement('span');
-      conf.className = 'conf';
-      if (Number.isFinite(line.confidence)) {
-        conf.textContent = `${(line.confidence * 100).toFixed(1)}%`;
-        conf.title = `Confidence ${line.confidence.toFixed(4)}`;
-        if (line.confidence < 0.8) conf.classList.add('low');
-      }
-      li.append(text, conf);
-      frag.append(li);
-    }
+  const region = state.region && state.region.page === state.currentPage ? state.region : null;
+  if (page && multi) {
+    const head = document.createElement('li');
+    head.className = 'page-head';
+    head.textContent = t('page', { n: page.page + 1 }) + (page.source === 'text_layer' ? ` ${t('textLayer')}` : '');
+    frag.append(head);
   }
-  if (!page || page.lines.length === 0) {
+  for (const line of page ? (region ? region.lines : page.lines) : []) {
+    const li = document.createElement('li');
+    li.className = 'line';
+    li.dataset.index = String(line.index);
+    li.tabIndex = 0;
+    const text = document.createElement('span');
+    text.className = 'line-text';
+    text.textContent = line.text;
+    const conf = document.createElement('span');
+    conf.className = 'conf';
+    if (Number.isFinite(line.confidence)) {
+      conf.textContent = `${(line.confidence * 100).toFixed(1)}%`;
+      conf.title = t('confidence', { c: line.confidence.toFixed(4) });
+      if (line.confidence < 0.8) conf.classList.add('low');
+    }
+    li.append(text, conf);
+    frag.append(li);
+  }
+  if (!page || (region ? region.lines : page.lines).length === 0) {
     const empty = document.createElement('li');
     empty.className = 'empty';
-    if (!page) empty.textContent = job && !job.finished ? 'Waiting for the first page…' : 'No text was found.';
-    else if (state.allLines.length === 0 && !job) empty.textContent = 'No text was found.';
-    else empty.textContent = 'No text was found on this page.';
+    if (job && job.cancelled) empty.textContent = cancelledText(job);
+    else if (!page) empty.textContent = job && !job.finished ? t('waitingFirst') : t('noText');
+    else if (state.allLines.length === 0 && !job) empty.textContent = t('noText');
+    else empty.textContent = t('noTextPage');
     frag.append(empty);
   }
   els.lines.replaceChildren(frag);
 }
 
-function renderOutput(resp, format) {
-  // markdown/html/text come as `output`; for json show the lines themselves.
-  const text = typeof resp.output === 'string' ? resp.output : compactJson(resp.results ?? []);
-  const shown = typeof resp.format === 'string' ? resp.format : format;
-  els.output.textContent = text; // markdown, html and text are shown as source, never as markup
-  els.output.dataset.format = shown;
-  els.outputFormat.textContent = `(${shown})`;
+export function cancelledText(job) {
+  const n = state.pages.length;
+  return n > 0 ? t('cancelledAfter', { n, total: Math.max(job.total, n) }) : t('cancelledNone');
 }
 
-// One result per line: readable without the thousands of lines JSON.stringify(x, null, 2) makes.
-function compactJson(results) {
-  if (!Array.isArray(results) || results.length === 0) return '[]';
-  return `[\n${results.map((r) => `  ${JSON.stringify(r)}`).join(',\n')}\n]`;
-}
-
-function renderDownload(resp, file) {
-  if (state.jsonUrl) URL.revokeObjectURL(state.jsonUrl);
-  const blob = new Blob([JSON.stringify(resp, null, 2)], { type: 'application/json' });
-  state.jsonUrl = URL.createObjectURL(blob);
-  els.downloadJson.href = state.jsonUrl;
-  els.downloadJson.removeAttribute('aria-disabled');
-  const base = (file.name || 'ocr').replace(/\.[^.]*$/, '').replace(/[^\w.-]+/g, '_') || 'ocr';
-  els.downloadJson.download = `${base}.ocr.json`;
-}
-
-function renderPreview(file, sheet) {
-  if (state.previewUrl) {
-    URL.revokeObjectURL(state.previewUrl);
-    state.previewUrl = null;
+// The image under the boxes: the uploaded image, or the job's page image; the blank sheet (the
+// text drawn in the boxes) until it loads, and where there is none.
+function showPageImage(page) {
+  const entry = state.entry;
+  let src = '';
+  if (entry && entry.job) {
+    src = `/jobs/${encodeURIComponent(entry.job.id)}/pages/${page.page}/image?max_side=${kPageImageSide}`;
+  } else if (state.previewUrl) {
+    src = state.previewUrl;
   }
-  const isPdf = sheet || file.type === 'application/pdf' || /\.pdf$/i.test(file.name || '');
-  els.imageWrap.classList.toggle('sheet', isPdf);
-  if (isPdf) {
-    // No PDF renderer in the page: draw the boxes and their text on a blank sheet instead.
+  if (!src) {
+    els.viewer.classList.add('sheet');
     els.preview.removeAttribute('src');
-    els.preview.hidden = true;
-    renderPage();
     return;
   }
-  els.preview.hidden = false;
-  state.previewUrl = URL.createObjectURL(file);
-  els.preview.onload = () => renderPage();
-  els.preview.onerror = () => {
-    // A format the browser cannot show (e.g. TIFF): fall back to the blank sheet.
-    els.preview.hidden = true;
-    els.imageWrap.classList.add('sheet');
-    renderPage();
+  if (els.preview.getAttribute('src') === src) return;
+  els.viewer.classList.add('sheet');
+  els.preview.onload = () => {
+    els.viewer.classList.remove('sheet');
+    const p = state.pages[state.currentPage];
+    if (p && !(p.width > 0 && p.height > 0)) setPageSize(els.preview.naturalWidth, els.preview.naturalHeight);
   };
-  els.preview.src = state.previewUrl;
-  renderPage();
+  els.preview.onerror = () => els.viewer.classList.add('sheet'); // e.g. a TIFF the browser cannot show
+  els.preview.src = src;
 }
 
-// Draws the boxes of the current page into the <svg> overlay; its viewBox is the page's size in
-// image pixels, so the boxes scale with the displayed image.
+// The page's size in page pixels: from the answer, else the image's, else the boxes' extent.
+function pageSize(page) {
+  if (page.width > 0 && page.height > 0) return [page.width, page.height];
+  if (els.preview.naturalWidth > 0 && !els.viewer.classList.contains('sheet')) {
+    return [els.preview.naturalWidth, els.preview.naturalHeight];
+  }
+  let w = 1;
+  let h = 1;
+  for (const line of page.lines) {
+    for (const [x, y] of line.box) {
+      w = Math.max(w, x + 10);
+      h = Math.max(h, y + 10);
+    }
+  }
+  return [w, h];
+}
+
+function boxGroup(line) {
+  const g = document.createElementNS(SVG_NS, 'g');
+  const poly = document.createElementNS(SVG_NS, 'polygon');
+  poly.setAttribute('points', line.box.map(([x, y]) => `${x},${y}`).join(' '));
+  poly.setAttribute('class', 'box');
+  poly.dataset.index = String(line.index);
+  const title = document.createElementNS(SVG_NS, 'title');
+  title.textContent = line.text;
+  poly.append(title);
+  // The text drawn in its box, seen only on the blank sheet (CSS).
+  const ys = line.box.map((p) => p[1]);
+  const size = Math.max(4, (Math.max(...ys) - Math.min(...ys)) * 0.7);
+  const text = document.createElementNS(SVG_NS, 'text');
+  text.setAttribute('x', String(line.box[0][0] + size * 0.1));
+  text.setAttribute('y', String(Math.max(...ys) - size * 0.3));
+  text.setAttribute('font-size', String(size));
+  text.setAttribute('class', 'sheet-text');
+  text.textContent = line.text;
+  g.append(text, poly);
+  return g;
+}
+
+// Draws the current page: its image and its boxes, in the viewer's stage (page pixels).
 export function renderPage() {
   const page = state.pages[state.currentPage];
   renderPager();
-  const sheet = els.imageWrap.classList.contains('sheet');
   if (!page) {
     els.overlay.replaceChildren();
-    if (sheet) els.imageWrap.style.aspectRatio = '3 / 2'; // a blank sheet until a page comes
+    els.viewer.classList.add('sheet');
+    els.preview.removeAttribute('src');
+    setPageSize(1500, 1000); // a blank sheet until a page comes
     return;
   }
-
-  let w = page.width;
-  let h = page.height;
-  if (!(w > 0 && h > 0) && !sheet) {
-    w = els.preview.naturalWidth;
-    h = els.preview.naturalHeight;
-  }
-  if (!(w > 0 && h > 0)) {
-    // Unknown size (not loaded yet, or no page size): bound the boxes themselves.
-    w = 1;
-    h = 1;
-    for (const line of page.lines) {
-      for (const [x, y] of line.box) {
-        w = Math.max(w, x + 10);
-        h = Math.max(h, y + 10);
-      }
-    }
-  }
+  showPageImage(page);
+  const [w, h] = pageSize(page);
   els.overlay.setAttribute('viewBox', `0 0 ${w} ${h}`);
-  if (sheet) els.imageWrap.style.aspectRatio = `${w} / ${h}`;
-  else els.imageWrap.style.removeProperty('aspect-ratio');
+  setPageSize(w, h);
 
+  const region = state.region && state.region.page === state.currentPage ? state.region : null;
   const frag = document.createDocumentFragment();
-  const fontSize = (line) => {
-    const ys = line.box.map((p) => p[1]);
-    return Math.max(4, (Math.max(...ys) - Math.min(...ys)) * 0.7);
-  };
-  for (const line of page.lines) {
-    if (line.box.length < 3) continue;
-    const g = document.createElementNS(SVG_NS, 'g');
-    const poly = document.createElementNS(SVG_NS, 'polygon');
-    poly.setAttribute('points', line.box.map(([x, y]) => `${x},${y}`).join(' '));
-    poly.setAttribute('class', 'box');
-    poly.dataset.index = String(line.index);
-    const title = document.createElementNS(SVG_NS, 'title');
-    title.textContent = line.text;
-    poly.append(title);
-    g.append(poly);
-    if (sheet) {
-      const t = document.createElementNS(SVG_NS, 'text');
-      const size = fontSize(line);
-      const bottom = Math.max(...line.box.map((p) => p[1]));
-      t.setAttribute('x', String(line.box[0][0] + size * 0.1));
-      t.setAttribute('y', String(bottom - size * 0.3));
-      t.setAttribute('font-size', String(size));
-      t.setAttribute('class', 'sheet-text');
-      t.textContent = line.text;
-      g.prepend(t);
-    }
-    frag.append(g);
+  for (const line of region ? region.lines : page.lines) {
+    if (line.box.length >= 3) frag.append(boxGroup(line));
+  }
+  if (region) {
+    const r = document.createElementNS(SVG_NS, 'rect');
+    const [x, y, rw, rh] = region.rect;
+    Object.entries({ x, y, width: rw, height: rh, class: 'region' }).forEach(([k, v]) => r.setAttribute(k, String(v)));
+    frag.append(r);
   }
   els.overlay.replaceChildren(frag);
   applyHighlight(state.pinned, false);
@@ -230,24 +237,25 @@ export function renderPage() {
 // The page selector: one option per page read so far; while a job runs, the label counts the
 // pages it will read.
 export function renderPager() {
-  const job = state.job && !state.response ? state.job : null;
+  const job = runningJob();
   const have = state.pages.length;
   const total = Math.max(have, job ? job.total : 0);
   els.pager.hidden = total <= 1;
-  if (els.pageSelect.options.length !== have || els.pageSelect.dataset.run !== String(state.runs)) {
+  const key = `${state.runs}:${document.documentElement.lang}`;
+  if (els.pageSelect.options.length !== have || els.pageSelect.dataset.run !== key) {
     const frag = document.createDocumentFragment();
     state.pages.forEach((p, i) => {
       const opt = document.createElement('option');
       opt.value = String(i);
-      opt.textContent = `Page ${p.page + 1}`;
+      opt.textContent = t('page', { n: p.page + 1 });
       frag.append(opt);
     });
     els.pageSelect.replaceChildren(frag);
-    els.pageSelect.dataset.run = String(state.runs);
+    els.pageSelect.dataset.run = key;
   }
   els.pageSelect.value = String(state.currentPage);
   els.pageSelect.disabled = have <= 1;
-  els.pageLabel.textContent = `of ${total}`;
+  els.pageLabel.textContent = t('ofPages', { n: total });
   els.prevPage.disabled = state.currentPage <= 0;
   els.nextPage.disabled = state.currentPage >= have - 1;
 }

@@ -15,8 +15,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import zlib from 'node:zlib';
 
+import { buildPdf, buildTiff, decodePngGray } from './fixtures.mjs';
 import { browserSkipReason, hasCommand, loadPlaywright } from '../support/node_test_helpers.mjs';
 import { startServer, stopServer } from '../support/server_process.mjs';
 
@@ -24,6 +24,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(here, '..', '..');
 const chromiumPath = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const binary = process.env.ONNXOCR_BINARY || path.join(repoRoot, 'build', 'release', 'onnxocr');
+const shotDir = path.resolve(process.env.UI_SCREENSHOT_DIR || 'screenshots'); // kept as artifacts
 const kStartTimeoutMs = 90_000;
 const kResultTimeoutMs = 60_000;
 const kJobTimeoutMs = 120_000;
@@ -62,146 +63,7 @@ function renderReceipt() {
   fs.writeFileSync(notePath, 'hello');
 }
 
-// ---- document fixtures: PDFs and TIFFs written here, each page an image the server must OCR ----
-
-// Decodes an 8-bit non-interlaced PNG (as pango-view writes) to 8-bit gray, alpha on white.
-function decodePngGray(buf) {
-  if (buf.toString('latin1', 0, 8) !== '\x89PNG\r\n\x1a\n') throw new Error('not a PNG');
-  let ihdr = null;
-  const idat = [];
-  for (let pos = 8; pos + 8 <= buf.length;) {
-    const len = buf.readUInt32BE(pos);
-    const type = buf.toString('latin1', pos + 4, pos + 8);
-    const data = buf.subarray(pos + 8, pos + 8 + len);
-    if (type === 'IHDR') {
-      ihdr = { width: data.readUInt32BE(0), height: data.readUInt32BE(4), depth: data[8],
-        colorType: data[9], interlace: data[12] };
-    } else if (type === 'IDAT') {
-      idat.push(data);
-    } else if (type === 'IEND') {
-      break;
-    }
-    pos += 12 + len;
-  }
-  const channels = { 0: 1, 2: 3, 4: 2, 6: 4 }[ihdr?.colorType];
-  if (!ihdr || ihdr.depth !== 8 || ihdr.interlace !== 0 || !channels) {
-    throw new Error(`unsupported PNG layout ${JSON.stringify(ihdr)}`);
-  }
-  const { width, height } = ihdr;
-  const raw = zlib.inflateSync(Buffer.concat(idat));
-  const stride = width * channels;
-  let prev = new Uint8Array(stride);
-  let cur = new Uint8Array(stride);
-  const gray = Buffer.alloc(width * height);
-  for (let y = 0; y < height; ++y) {
-    const row = y * (stride + 1);
-    const filter = raw[row];
-    for (let x = 0; x < stride; ++x) {
-      const a = x >= channels ? cur[x - channels] : 0;
-      const b = prev[x];
-      const c = x >= channels ? prev[x - channels] : 0;
-      let p = 0;
-      if (filter === 1) p = a;
-      else if (filter === 2) p = b;
-      else if (filter === 3) p = (a + b) >> 1;
-      else if (filter === 4) {
-        const pa = Math.abs(b - c);
-        const pb = Math.abs(a - c);
-        const pc = Math.abs(a + b - 2 * c);
-        p = pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
-      } else if (filter !== 0) {
-        throw new Error(`bad PNG filter ${filter}`);
-      }
-      cur[x] = (raw[row + 1 + x] + p) & 0xff;
-    }
-    for (let x = 0; x < width; ++x) {
-      const px = cur.subarray(x * channels, (x + 1) * channels);
-      let g = channels >= 3 ? Math.round(0.299 * px[0] + 0.587 * px[1] + 0.114 * px[2]) : px[0];
-      if (channels === 2 || channels === 4) {
-        const alpha = px[channels - 1];
-        g = Math.round((g * alpha + 255 * (255 - alpha)) / 255);
-      }
-      gray[y * width + x] = g;
-    }
-    [prev, cur] = [cur, prev];
-  }
-  return { width, height, gray };
-}
-
-// A PDF of one gray Flate image per page, each page sized to render at its image's size at `dpi`.
-function buildPdf(images, dpi) {
-  const objects = []; // each a list of Buffers; object number = position + 1
-  const add = (...parts) => objects.push(parts.map((p) => (Buffer.isBuffer(p) ? p : Buffer.from(p))));
-  add(''); // 1: catalog, filled in below
-  add(''); // 2: the page tree
-  const kids = [];
-  for (const img of images) {
-    const data = zlib.deflateSync(img.gray);
-    const image = add(`<< /Type /XObject /Subtype /Image /Width ${img.width} /Height ${img.height}` +
-      ` /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /FlateDecode /Length ${data.length} >>` +
-      '\nstream\n', data, '\nendstream');
-    const w = ((img.width * 72) / dpi).toFixed(2);
-    const h = ((img.height * 72) / dpi).toFixed(2);
-    const ops = `q ${w} 0 0 ${h} 0 0 cm /Im0 Do Q\n`;
-    const content = add(`<< /Length ${ops.length} >>\nstream\n${ops}endstream`);
-    kids.push(add(`<< /Type /Page /Parent 2 0 R /MediaBox [0 0 ${w} ${h}]` +
-      ` /Resources << /XObject << /Im0 ${image} 0 R >> >> /Contents ${content} 0 R >>`));
-  }
-  objects[0] = [Buffer.from('<< /Type /Catalog /Pages 2 0 R >>')];
-  objects[1] = [Buffer.from(`<< /Type /Pages /Kids [${kids.map((k) => `${k} 0 R`).join(' ')}]` +
-    ` /Count ${kids.length} >>`)];
-  const chunks = [Buffer.from('%PDF-1.4\n%\xe2\xe3\xcf\xd3\n', 'latin1')];
-  let size = chunks[0].length;
-  const offsets = objects.map((parts, i) => {
-    const obj = Buffer.concat([Buffer.from(`${i + 1} 0 obj\n`), ...parts, Buffer.from('\nendobj\n')]);
-    chunks.push(obj);
-    const at = size;
-    size += obj.length;
-    return at;
-  });
-  chunks.push(Buffer.from(`xref\n0 ${objects.length + 1}\n0000000000 65535 f \n` +
-    offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('') +
-    `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${size}\n%%EOF\n`));
-  return Buffer.concat(chunks);
-}
-
-// A little-endian TIFF of uncompressed 8-bit gray frames, one strip each, linked IFD to IFD.
-function buildTiff(images) {
-  const tags = (img, dataAt) => [
-    [256, 4, img.width], [257, 4, img.height], [258, 3, 8], [259, 3, 1], [262, 3, 1],
-    [273, 4, dataAt], [277, 3, 1], [278, 4, img.height], [279, 4, img.gray.length],
-  ];
-  const ifdSize = 2 + 9 * 12 + 4;
-  const header = Buffer.alloc(8);
-  header.write('II*\0', 0, 'latin1');
-  const parts = [header];
-  let size = 8;
-  let link = [header, 4]; // the next-IFD field to point at the frame written next
-  for (const img of images) {
-    const dataAt = size;
-    parts.push(img.gray);
-    size += img.gray.length;
-    if (size % 2) {
-      parts.push(Buffer.alloc(1));
-      size += 1;
-    }
-    const ifd = Buffer.alloc(ifdSize);
-    ifd.writeUInt16LE(9, 0);
-    tags(img, dataAt).forEach(([tag, type, value], i) => {
-      const at = 2 + i * 12;
-      ifd.writeUInt16LE(tag, at);
-      ifd.writeUInt16LE(type, at + 2);
-      ifd.writeUInt32LE(1, at + 4);
-      if (type === 3) ifd.writeUInt16LE(value, at + 8);
-      else ifd.writeUInt32LE(value, at + 8);
-    });
-    link[0].writeUInt32LE(size, link[1]);
-    link = [ifd, ifdSize - 4];
-    parts.push(ifd);
-    size += ifdSize;
-  }
-  return Buffer.concat(parts);
-}
+// ---- document fixtures: PDFs and TIFFs (fixtures.mjs), each page an image the server must OCR ----
 
 let pdfPath;
 let bigPdfPath;
@@ -247,6 +109,7 @@ describe('web ui', { skip: skipReason ?? false }, () => {
   before(async () => {
     renderReceipt();
     renderDocuments();
+    fs.mkdirSync(shotDir, { recursive: true });
     server = await startServer(binary, ['serve', '--host', '127.0.0.1', '--port', '0'],
       { timeoutMs: kStartTimeoutMs });
     browser = await playwright.chromium.launch({
@@ -277,7 +140,7 @@ describe('web ui', { skip: skipReason ?? false }, () => {
     if (server) await stopServer(server.child);
     if (!tmpDir) return;
     if (process.env.KEEP_UI_TEST_DIR) {
-      console.log(`# screenshots kept in ${tmpDir}`);
+      console.log(`# fixtures kept in ${tmpDir}`);
     } else {
       fs.rmSync(tmpDir, { recursive: true, force: true });
     }
@@ -340,7 +203,7 @@ describe('web ui', { skip: skipReason ?? false }, () => {
     assert.equal(geom.vb, `0 0 ${geom.nw} ${geom.nh}`);
     assert.ok(geom.dw < 1 && geom.dh < 1, `overlay does not cover the image: ${JSON.stringify(geom)}`);
 
-    await page.screenshot({ path: path.join(tmpDir, 'desktop.png'), fullPage: true });
+    await page.screenshot({ path: path.join(shotDir, 'ui-desktop.png'), fullPage: true });
   });
 
   test('hovering a box highlights its line, and hovering a line its box', async () => {
@@ -360,18 +223,17 @@ describe('web ui', { skip: skipReason ?? false }, () => {
     );
   });
 
-  test('download link and copy button are ready', async () => {
-    const href = await page.locator('#download-json').getAttribute('href');
-    assert.match(href ?? '', /^blob:/);
+  test('download and copy buttons are ready', async () => {
+    assert.match(await page.locator('#download-output').textContent(), /\.json/);
     const [download] = await Promise.all([
       page.waitForEvent('download'),
-      page.locator('#download-json').click(),
+      page.locator('#download-output').click(),
     ]);
     assert.match(download.suggestedFilename(), /\.json$/);
     const json = JSON.parse(fs.readFileSync(await download.path(), 'utf8'));
     assert.equal(json.success, true);
     assert.equal(json.results.length, 2);
-    assert.ok(await page.locator('#copy-all').isEnabled());
+    assert.ok(await page.locator('#copy-output').isEnabled());
   });
 
   test('the searchable PDF downloads from the same file', async () => {
@@ -429,7 +291,7 @@ describe('web ui', { skip: skipReason ?? false }, () => {
     await waitForRun(before);
     const width = await page.evaluate(() => document.scrollingElement.scrollWidth);
     assert.ok(width <= 375, `page is ${width} px wide at a 375 px viewport`);
-    await page.screenshot({ path: path.join(tmpDir, 'phone.png'), fullPage: true });
+    await page.screenshot({ path: path.join(shotDir, 'ui-phone.png'), fullPage: true });
     await page.setViewportSize({ width: 1280, height: 900 });
   });
 
@@ -472,6 +334,15 @@ describe('web ui', { skip: skipReason ?? false }, () => {
     await traceJob();
     const before = await currentRun();
     requests.length = 0;
+    // The time left shown once a quarter of the pages is read, against the time it really took.
+    await page.evaluate((quarter) => {
+      const job = document.getElementById('job');
+      new MutationObserver(() => {
+        if (!window.estimate && Number(job.dataset.done) >= quarter && job.dataset.left) {
+          window.estimate = { left: Number(job.dataset.left), at: performance.now() };
+        }
+      }).observe(job, { attributes: true, attributeFilter: ['data-left'] });
+    }, kPdfPages / 4);
     const job = await uploadJob(pdfPath);
     assert.equal(job.status, 202, JSON.stringify(job.body));
     assert.equal(typeof job.body.id, 'string');
@@ -482,6 +353,12 @@ describe('web ui', { skip: skipReason ?? false }, () => {
     await waitForRun(before);
     const seconds = (Date.now() - started) / 1000;
     const trace = await page.evaluate(() => window.jobTrace);
+    const estimate = await page.evaluate(() => window.estimate &&
+      { ...window.estimate, actual: (performance.now() - window.estimate.at) / 1000 });
+    assert.ok(estimate, 'no time left was shown');
+    console.log(`# time left shown: ${estimate.left} s; it took ${estimate.actual.toFixed(1)} s`);
+    assert.ok(estimate.left < estimate.actual * 3 + 3 && estimate.left > estimate.actual / 3 - 3,
+      `estimated ${estimate.left} s left, took ${estimate.actual} s`);
 
     // Page 1 was on screen before the last page was read.
     assert.ok(trace.first, 'no line was shown while the job ran');
@@ -513,7 +390,7 @@ describe('web ui', { skip: skipReason ?? false }, () => {
     assert.ok(last.some((l) => normalized(l).includes(`Order${1000 + kPdfPages}`)),
       `last page's lines: ${JSON.stringify(last)}`);
     assert.ok((await page.locator('#overlay .box').count()) >= 5);
-    await page.screenshot({ path: path.join(tmpDir, 'pdf-job.png'), fullPage: true });
+    await page.screenshot({ path: path.join(shotDir, 'ui-pdf-job.png'), fullPage: true });
     console.log(`# 20-page PDF job: ${seconds.toFixed(1)} s`);
   });
 
@@ -523,10 +400,18 @@ describe('web ui', { skip: skipReason ?? false }, () => {
     assert.equal(job.status, 202, JSON.stringify(job.body));
     // Once the first page is shown, cancel.
     await page.waitForFunction(() => window.jobTrace.first !== null, null, { timeout: kJobTimeoutMs });
-    await page.screenshot({ path: path.join(tmpDir, 'job-running.png'), fullPage: true });
+    await page.screenshot({ path: path.join(shotDir, 'ui-job-running.png'), fullPage: true });
     await page.locator('#job-cancel').click();
     await page.waitForSelector('#status[data-state="cancelled"]', { timeout: kResultTimeoutMs });
-    assert.match(await page.locator('#status').textContent(), /cancelled/i);
+    assert.match(await page.locator('#status').textContent(),
+      new RegExp(`^Cancelled after \\d+ of ${2 * kPdfPages} pages\\.$`));
+    assert.doesNotMatch(await page.locator('#lines').textContent(), /No text was found/);
+    // What was read can still be exported: its text, written by the page.
+    await page.selectOption('#format', 'text');
+    await page.waitForSelector('#output[data-format="text"]', { timeout: kResultTimeoutMs });
+    assert.match(normalized(await page.locator('#output').textContent()), /Order1001/);
+    await page.screenshot({ path: path.join(shotDir, 'ui-cancelled.png'), fullPage: true });
+    await page.selectOption('#format', 'json');
     assert.ok(await page.locator('#job').isHidden());
     const res = await page.request.get(`${server.url}/jobs/${job.body.id}`);
     assert.equal(res.status(), 200);
@@ -539,7 +424,7 @@ describe('web ui', { skip: skipReason ?? false }, () => {
     assert.equal(await page.locator('#status').getAttribute('data-state'), 'cancelled');
   });
 
-  test('a multi-frame TIFF goes through a job, a one-frame TIFF straight to /ocr', async () => {
+  test('TIFFs go through a job, whose page images the browser can show', async () => {
     let before = await currentRun();
     requests.length = 0;
     const job = await uploadJob(multiTiffPath);
@@ -550,10 +435,10 @@ describe('web ui', { skip: skipReason ?? false }, () => {
 
     before = await currentRun();
     requests.length = 0;
-    await page.setInputFiles('#file-input', singleTiffPath);
+    await uploadJob(singleTiffPath);
     await waitForRun(before);
-    assert.ok(requests.includes('POST /ocr'), `requests: ${requests}`);
-    assert.ok(!requests.includes('POST /jobs'), `requests: ${requests}`);
+    assert.ok(requests.includes('POST /jobs'), `requests: ${requests}`);
+    assert.ok(!requests.includes('POST /ocr'), `requests: ${requests}`);
     assert.ok(await page.locator('#pager').isHidden());
     const lines = await page.locator('#lines .line').allTextContents();
     assert.ok(lines.some((l) => /Page1of/i.test(normalized(l))), JSON.stringify(lines));
