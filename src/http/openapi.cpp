@@ -201,10 +201,12 @@ std::string RenderDocs(const Json& api) {
       }
     }
   }
+  // Closed until asked for: the schemas are most of the page's length, and a link to one opens it
+  // (browsers open a <details> that a fragment points into).
   h += "</table><h2 id=\"schemas\">Schemas</h2>";
   for (const auto& [name, schema] : api["components"]["schemas"].items()) {
-    h += "<section class=\"schema\" id=\"schema-" + Escape(name) + "\"><h3>" + Escape(name) +
-         "</h3><pre>" + Escape(schema.dump(2)) + "</pre></section>";
+    h += "<details class=\"schema\" id=\"schema-" + Escape(name) + "\"><summary>" + Escape(name) +
+         "</summary><pre>" + Escape(schema.dump(2)) + "</pre></details>";
   }
   h += "</main></body></html>";
   return h;
@@ -241,7 +243,7 @@ const std::string& DocsCss() {
       "pre{overflow:auto;background:#f3f4f6;padding:.5rem;border-radius:6px;font-size:.85em}"
       "code{font-size:.95em}"
       ".toc ul{padding-left:1.25rem}.toc li{margin:.15rem 0}.common{font-size:.9em;color:#556}"
-      "h4{margin:.75rem 0 .25rem}";
+      "h4{margin:.75rem 0 .25rem}summary{cursor:pointer;font-weight:600}";
   return css;
 }
 
