@@ -80,6 +80,9 @@ Outcome RunOnnxocr(const std::vector<std::string>& args, const std::string& stdi
   o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   o.out = Slurp(out_path);
   o.err = Slurp(err_path);
+  std::error_code ec;
+  std::filesystem::remove(out_path, ec);
+  std::filesystem::remove(err_path, ec);
   return o;
 }
 

@@ -5,10 +5,44 @@
 
 #include <atomic>
 #include <fstream>
+#include <mutex>
+#include <system_error>
+#include <vector>
 
 #include <gtest/gtest.h>
 
 namespace ocr::testing {
+namespace {
+
+// The PNGs made here, removed when the test process ends (callers use a path until then).
+class MadeFiles {
+ public:
+  MadeFiles() = default;
+  MadeFiles(const MadeFiles&) = delete;
+  MadeFiles& operator=(const MadeFiles&) = delete;
+
+  ~MadeFiles() {
+    std::error_code ec;
+    for (const std::filesystem::path& path : paths_)
+      std::filesystem::remove(path, ec);
+  }
+
+  void Add(const std::filesystem::path& path) {
+    const std::lock_guard<std::mutex> lock(mu_);
+    paths_.push_back(path);
+  }
+
+ private:
+  std::mutex mu_;
+  std::vector<std::filesystem::path> paths_;
+};
+
+MadeFiles& Made() {
+  static MadeFiles made;
+  return made;
+}
+
+}  // namespace
 
 std::filesystem::path RenderTextPng(const std::string& text, int font_points, int margin_px) {
   static std::atomic<int> counter{0};
@@ -27,9 +61,13 @@ std::filesystem::path RenderTextPng(const std::string& text, int font_points, in
     _exit(127);
   }
   int status = 0;
-  if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+  const bool made =
+      pid >= 0 && waitpid(pid, &status, 0) >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  std::error_code ec;
+  std::filesystem::remove(text_path, ec);
+  if (!made)
     return {};
-  }
+  Made().Add(png_path);
   return png_path;
 }
 

@@ -8,7 +8,8 @@
 namespace ocr::testing {
 
 // Writes `text` (lines separated by '\n') in black on white to a new PNG in the test temp dir.
-// Returns an empty path when pango-view is unavailable (callers GTEST_SKIP with a message).
+// Returns an empty path when pango-view is unavailable (callers GTEST_SKIP with a message). The
+// PNG is removed when the test process ends.
 std::filesystem::path RenderTextPng(const std::string& text, int font_points = 28,
                                     int margin_px = 30);
 
