@@ -697,6 +697,17 @@ describe('openapi', { skip: skipReason ?? false }, () => {
     const result = await call('GET', `/jobs/${id}/result`);
     assert.equal(result.status, 200);
     assert.equal(result.value.page_count, 2);
+    // Rendered again in another format, and its pages drawn.
+    const again = await call('GET', `/jobs/${id}/result?output_format=text`);
+    assert.equal(again.status, 200);
+    assert.equal(again.value.format, 'text');
+    assert.equal((await call('GET', `/jobs/${id}/result?output_format=docx`)).status, 400);
+    const image = await call('GET', `/jobs/${id}/pages/1/image?max_side=400`);
+    assert.equal(image.status, 200);
+    assert.equal(image.headers['content-type'], 'image/jpeg');
+    assert.equal((await call('GET', `/jobs/${id}/pages/7/image`)).status, 404);
+    assert.equal((await call('GET', `/jobs/${id}/pages/0/image?max_side=2`)).status, 400);
+    await checkHead(`/jobs/${id}/pages/0/image`);
     await checkHead(`/jobs/${id}`);
     await checkHead(`/jobs/${id}/result`);
     await checkHead(`/jobs/${id}/events`, { 'Last-Event-ID': last });
