@@ -51,6 +51,9 @@ def check(report, gnuplot):
             problems.append(f"{k} workers: not pinned ({described})")
         if len(p.get("cpus", [])) != k:
             problems.append(f"{k} workers on CPUs {p.get('cpus')}")
+        ran = {d.get("worker_threads") for d in p.get("details", [])}
+        if ran != {k}:
+            problems.append(f"{k} workers asked for, the bench ran {sorted(ran, key=str)}")
         e = p.get("efficiency")
         if not isinstance(e, (int, float)) or not 0 < e <= 1.5:
             efficiency.append(f"{k} workers: efficiency {e!r} outside (0, 1.5]")
