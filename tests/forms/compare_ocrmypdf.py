@@ -74,9 +74,11 @@ def main() -> int:
     if not args.skip_bench:
         one = bench(args.onnxocr, args.models, images_dir, 1, len(names))
         many = bench(args.onnxocr, args.models, images_dir, args.jobs, len(names))
-        result["onnxocr"] = {"concurrency_1": one["level"], f"concurrency_{args.jobs}": many["level"]}
+        result["onnxocr"] = {"concurrency_1": one["level"],
+                             f"concurrency_{args.jobs}": many["level"]}
         print(f"onnxocr: {one['level']['cpu_ms_per_image']} CPU ms a page, "
-              f"{many['level']['images_per_s']} pages/s at concurrency {args.jobs}", file=sys.stderr)
+              f"{many['level']['images_per_s']} pages/s at concurrency {args.jobs}",
+              file=sys.stderr)
 
     tools = [shutil.which(t) for t in ("ocrmypdf", "img2pdf", "pdftotext")]
     if args.skip_ocrmypdf:

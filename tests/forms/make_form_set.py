@@ -14,7 +14,8 @@ between label and value, boxes and rules, checkboxes, and on most pages a docume
 vertically along the right margin (rotated 90 degrees one way or the other). Then it is degraded
 as a scanner or a fax line would: downsampled to 100 dpi in 8-bit grey (fax pages pass through a
 1-bit threshold first), blurred, speckled, streaked, cropped by a few pixels, skewed by at most
-1 degree, and saved as JPEG at a low quality. Text is 8-12 px high in the final image.
+1 degree, and saved as JPEG at a low quality. Body text is 9.5-11 pt: capitals 9-11 px high in the
+final image, line boxes 11-15 px.
 
 Written to OUT:
   images/NAME.jpg      the page
@@ -93,8 +94,9 @@ DEPTS = ["Research and Development", "Marketing", "Legal Department", "Public Af
 CITIES = ["Richmond, Virginia", "Winston-Salem, NC", "Louisville, KY", "New York, NY 10017",
           "Chicago, Illinois", "Greensboro, NC 27420", "Atlanta, Georgia", "Cincinnati, OH 45202",
           "Dallas, Texas 75201", "Hartford, CT 06103"]
-STREETS = ["1200 Commerce Street", "45 West 57th Street", "P.O. Box 2959", "3300 Industrial Parkway",
-           "620 Madison Avenue", "17 Harbor Drive, Suite 400", "8800 Lakeview Boulevard"]
+STREETS = ["1200 Commerce Street", "45 West 57th Street", "P.O. Box 2959",
+           "3300 Industrial Parkway", "620 Madison Avenue", "17 Harbor Drive, Suite 400",
+           "8800 Lakeview Boulevard"]
 MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September",
           "October", "November", "December"]
 SUBJECTS = ["Quarterly sales projections", "Revised test protocol", "Consumer panel results",
@@ -112,10 +114,12 @@ BODY_WORDS = (
     "questions responses documents copies signature management evaluation manufacturing "
     "distribution laboratory personnel administrative confidential preliminary quarterly annual "
     "monthly weekly revised final draft enclosed discussed indicated recommend consider provide "
-    "complete continue require receive prepare forward contact advise confirm expect believe").split()
+    "complete continue require receive prepare forward contact advise confirm expect believe"
+).split()
 SENTENCE_TEMPLATES = [
     "Please review the attached {n1} and forward your comments to {name} by {date}.",
-    "As discussed at the {n2} meeting, the {n1} will be delivered to {dept} before the end of {month}.",
+    "As discussed at the {n2} meeting, the {n1} will be delivered to {dept} before the end of "
+    "{month}.",
     "The {adj} results of the {n1} indicate that additional {n3} will be required.",
     "We expect to receive {num} {n3} from {company} within the next two weeks.",
     "If you have any questions regarding this {n1}, please call me at extension {ext}.",
@@ -143,7 +147,8 @@ QUESTIONS = [
     "Have you attended a training session this year?",
 ]
 ANSWER_SETS = [["Yes", "No", "Not sure"], ["Daily", "Weekly", "Monthly", "Never"],
-               ["Excellent", "Good", "Fair", "Poor"], ["Under 25", "25 to 44", "45 to 64", "65 or over"],
+               ["Excellent", "Good", "Fair", "Poor"],
+               ["Under 25", "25 to 44", "45 to 64", "65 or over"],
                ["Very satisfied", "Satisfied", "Dissatisfied"]]
 ITEMS = ["Filing cabinet, 4 drawer", "Typewriter ribbon, black", "Copier paper, 20 lb", "Desk lamp",
          "Carbon paper, box of 100", "Letter trays, steel", "Calculator with printer",
@@ -216,8 +221,10 @@ def sentence(rng: random.Random) -> str:
     return t.format(n1=rng.choice(NOUNS1), n2=rng.choice(NOUNS2), n3=rng.choice(NOUNS3),
                     adj=rng.choice(ADJS), name=person(rng), date=fake_date(rng),
                     dept=rng.choice(DEPTS), month=rng.choice(MONTHS), company=rng.choice(COMPANIES),
-                    num=rng.randint(2, 480), num2=rng.randint(10, 2400), ext=rng.randint(2000, 7999),
-                    money=f"{rng.randint(1, 48)},{rng.randint(0, 999):03d}.{rng.randint(0, 99):02d}")
+                    num=rng.randint(2, 480), num2=rng.randint(10, 2400),
+                    ext=rng.randint(2000, 7999),
+                    money=f"{rng.randint(1, 48)},{rng.randint(0, 999):03d}."
+                          f"{rng.randint(0, 99):02d}")
 
 
 def doc_number(rng: random.Random) -> str:
@@ -277,7 +284,8 @@ class Page:
     def field(self, x: float, y: float, label: str, value: str, font: str, size: int,
               gap: float, value_font: str | None = None, value_size: int | None = None,
               underline: bool = False, line_to: float | None = None) -> float:
-        """`label` then, `gap` pixels of blank later, `value` (two runs). Returns the value's end."""
+        """`label` then, `gap` pixels of blank later, `value` (two runs). Returns where the
+        value ends."""
         _, _, r, b = self.text(x, y, label, font, size)
         vx = r + gap
         vf, vs = value_font or font, value_size or size
@@ -470,7 +478,8 @@ def questionnaire_page(p: Page, rng: random.Random) -> None:
     p.field(220, y + size * 0.6, "Name:", person(rng), body, size, gap=rng.randint(60, 200),
             value_font="hand", value_size=int(size * 1.3))
     p.field(1300, y + size * 0.6, "Date:", fake_date(rng), body, size, gap=rng.randint(60, 160))
-    p.field(220, y + size * 2.6, "Department:", rng.choice(DEPTS), body, size, gap=rng.randint(60, 200))
+    p.field(220, y + size * 2.6, "Department:", rng.choice(DEPTS), body, size,
+            gap=rng.randint(60, 200))
     p.field(1300, y + size * 2.6, "Respondent No.:", str(rng.randint(1000, 99999)), body, size,
             gap=rng.randint(60, 120))
     y += size * 6
@@ -501,7 +510,8 @@ def purchase_page(p: Page, rng: random.Random) -> None:
     body, head = office_fonts(rng)
     y = letterhead(p, rng, head)
     tsize = pt(rng.uniform(18, 22))
-    p.text(200, y, rng.choice(["PURCHASE ORDER", "PURCHASE REQUISITION", "Order Form"]), head, tsize)
+    p.text(200, y, rng.choice(["PURCHASE ORDER", "PURCHASE REQUISITION", "Order Form"]), head,
+           tsize)
     size = pt(rng.uniform(9.5, 11))
     p.field(1500, y + 10, "P.O. No.", str(rng.randint(10000, 99999)), body, size, gap=80)
     y += tsize * 1.9
@@ -676,9 +686,10 @@ def write_real(out: str, testdata: str, gt_dir: str, real: list[dict]) -> list[d
         small = img.resize((max(1, round(img.width * scale)), max(1, round(img.height * scale))),
                            Image.LANCZOS)
         small.save(os.path.join(out, "real", "images", r["name"] + ".jpg"), quality=70)
-        with open(gt, encoding="utf-8") as f, \
-                open(os.path.join(out, "real", "gt", r["name"] + ".txt"), "w", encoding="utf-8") as g:
-            g.write(f.read())
+        with open(gt, encoding="utf-8") as f:
+            transcription = f.read()
+        with open(os.path.join(out, "real", "gt", r["name"] + ".txt"), "w", encoding="utf-8") as g:
+            g.write(transcription)
         made.append(dict(r, width=small.width, height=small.height))
     return made
 
@@ -720,7 +731,8 @@ def main() -> int:
                  quality=meta["jpeg_quality"])
         with open(os.path.join(args.out, "gt", spec["name"] + ".json"), "w", encoding="utf-8") as f:
             json.dump(gt, f, indent=1, ensure_ascii=False)
-        with open(os.path.join(args.out, "words", spec["name"] + ".txt"), "w", encoding="utf-8") as f:
+        words_path = os.path.join(args.out, "words", spec["name"] + ".txt")
+        with open(words_path, "w", encoding="utf-8") as f:
             f.write("\n".join(sorted(words("\n".join(l["text"] for l in gt["lines"])))) + "\n")
         pages.append(meta)
     real = []
