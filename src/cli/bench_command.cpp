@@ -239,6 +239,8 @@ Json LevelJson(const Level& level, int workers) {
         {"ctc", per(sum.ctc_ms)},
         {"layout", per(layout)}}},
       {"lines_per_image", lines / n},
+      // Lines whose direction was classified: the page vote's sample spares the rest.
+      {"cls_lines_per_image", std::round(sum.cls_crops / n * 100) / 100},
       {"rss_mib", ResidentMib()},
       {"rss_mib_samples", level.rss_mib},
   };

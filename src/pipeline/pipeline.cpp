@@ -59,7 +59,11 @@ Result<OcrResult> Pipeline::Run(const cv::Mat& image, const OcrOptions& options,
 
   std::vector<std::uint8_t> flipped(crops.size(), 0);
   if (options.use_cls && classifier_ && !crops.empty()) {
-    OCR_ASSIGN_OR_RETURN(flipped, classifier_->Classify(crops, options.cls, times, batches, stop));
+    std::vector<std::uint8_t> vertical(kept.size());
+    for (size_t i = 0; i < kept.size(); ++i)
+      vertical[i] = CropGeometryOf(kept[i]).rotated90 ? 1 : 0;
+    OCR_ASSIGN_OR_RETURN(flipped,
+                         classifier_->Classify(crops, vertical, options.cls, times, batches, stop));
   }
   OCR_ASSIGN_OR_RETURN(std::vector<DecodedText> texts,
                        recognizer_.Recognize(crops, options.rec, times, batches, stop));

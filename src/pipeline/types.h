@@ -51,6 +51,7 @@ struct StageTimes {
   double ctc_ms = 0;
   int det_calls = 0;
   int cls_calls = 0;
+  int cls_crops = 0;  // lines whose direction was classified
   int rec_calls = 0;
 
   StageTimes& operator+=(const StageTimes& o) {
@@ -65,6 +66,7 @@ struct StageTimes {
     ctc_ms += o.ctc_ms;
     det_calls += o.det_calls;
     cls_calls += o.cls_calls;
+    cls_crops += o.cls_crops;
     rec_calls += o.rec_calls;
     return *this;
   }
