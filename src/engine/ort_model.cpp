@@ -172,4 +172,49 @@ Result<std::unique_ptr<Model>> LoadOrtModel(const Runtime& runtime,
   }
 }
 
+Status RunAllOutputs(
+    const Runtime& runtime, const std::filesystem::path& path, std::span<const Tensor> inputs,
+    const std::function<void(const std::string& name, std::span<const float>)>& visit) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    return LoadFailed(path, "file not found");
+  try {
+    Ort::SessionOptions options;
+    // Fusions keep every node whose output is a graph output, so the statistics are those of
+    // the graph as written.
+    options.SetGraphOptimizationLevel(GraphOptimizationLevel::ORT_ENABLE_ALL);
+    options.SetIntraOpNumThreads(0);
+    options.DisableMemPattern();
+    Ort::Session session(runtime.impl().env, path.c_str(), options);
+    if (session.GetInputCount() != 1)
+      return LoadFailed(path, "expected exactly one input");
+    Ort::AllocatorWithDefaultOptions alloc;
+    const std::string in_name = session.GetInputNameAllocated(0, alloc).get();
+    std::vector<std::string> names;
+    for (size_t i = 0; i < session.GetOutputCount(); ++i)
+      names.emplace_back(session.GetOutputNameAllocated(i, alloc).get());
+    std::vector<const char*> out_names;
+    for (const auto& n : names)
+      out_names.push_back(n.c_str());
+    const auto memory_info = Ort::MemoryInfo::CreateCpu(OrtDeviceAllocator, OrtMemTypeDefault);
+    for (const Tensor& input : inputs) {
+      Ort::Value in = Ort::Value::CreateTensor<float>(
+          memory_info, const_cast<float*>(input.data.data()), input.data.size(), input.shape.data(),
+          input.shape.size());
+      const char* in_ptr = in_name.c_str();
+      std::vector<Ort::Value> outputs =
+          session.Run(Ort::RunOptions{}, &in_ptr, &in, 1, out_names.data(), out_names.size());
+      for (size_t i = 0; i < outputs.size(); ++i) {
+        auto info = outputs[i].GetTensorTypeAndShapeInfo();
+        if (info.GetElementType() != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT)
+          continue;
+        visit(names[i], {outputs[i].GetTensorData<float>(), info.GetElementCount()});
+      }
+    }
+    return Status::Ok();
+  } catch (const Ort::Exception& e) {
+    return Internal("calibration run of " + path.string() + " failed: " + e.what());
+  }
+}
+
 }  // namespace ocr::engine
