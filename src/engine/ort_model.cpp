@@ -126,6 +126,20 @@ Status LoadFailed(const std::filesystem::path& path, const std::string& why) {
   return {StatusCode::kModelLoadFailed, "cannot load model " + path.string() + ": " + why};
 }
 
+Ort::SessionOptions SessionOptionsFor(const SessionConfig& config) {
+  Ort::SessionOptions options;
+  options.SetGraphOptimizationLevel(GraphOptimizationLevel::ORT_ENABLE_ALL);
+  options.SetExecutionMode(ExecutionMode::ORT_SEQUENTIAL);
+  options.SetIntraOpNumThreads(config.intra_op_threads);
+  options.SetInterOpNumThreads(1);
+  options.AddConfigEntry("session.intra_op.allow_spinning", config.allow_spinning ? "1" : "0");
+  if (!config.enable_cpu_mem_arena && !kSanitizerBuild)
+    options.DisableCpuMemArena();
+  // Memory patterns only pay off for fixed input shapes; OCR inputs change with every image.
+  options.DisableMemPattern();
+  return options;
+}
+
 }  // namespace
 
 Result<std::unique_ptr<Model>> LoadOrtModel(const Runtime& runtime,
@@ -135,18 +149,7 @@ Result<std::unique_ptr<Model>> LoadOrtModel(const Runtime& runtime,
   if (!std::filesystem::is_regular_file(path, ec))
     return LoadFailed(path, "file not found");
   try {
-    Ort::SessionOptions options;
-    options.SetGraphOptimizationLevel(GraphOptimizationLevel::ORT_ENABLE_ALL);
-    options.SetExecutionMode(ExecutionMode::ORT_SEQUENTIAL);
-    options.SetIntraOpNumThreads(config.intra_op_threads);
-    options.SetInterOpNumThreads(1);
-    options.AddConfigEntry("session.intra_op.allow_spinning", config.allow_spinning ? "1" : "0");
-    if (!config.enable_cpu_mem_arena && !kSanitizerBuild)
-      options.DisableCpuMemArena();
-    // Memory patterns only pay off for fixed input shapes; OCR inputs change with every image.
-    options.DisableMemPattern();
-
-    Ort::Session session(runtime.impl().env, path.c_str(), options);
+    Ort::Session session(runtime.impl().env, path.c_str(), SessionOptionsFor(config));
     if (session.GetInputCount() != 1)
       return LoadFailed(path, "expected exactly one input");
     if (session.GetOutputCount() < 1)
@@ -179,13 +182,11 @@ Status RunAllOutputs(
   if (!std::filesystem::is_regular_file(path, ec))
     return LoadFailed(path, "file not found");
   try {
-    Ort::SessionOptions options;
-    // Fusions keep every node whose output is a graph output, so the statistics are those of
-    // the graph as written.
-    options.SetGraphOptimizationLevel(GraphOptimizationLevel::ORT_ENABLE_ALL);
-    options.SetIntraOpNumThreads(0);
-    options.DisableMemPattern();
-    Ort::Session session(runtime.impl().env, path.c_str(), options);
+    // Every core; fusions keep each node whose output is a graph output, so the statistics are
+    // those of the graph as written.
+    SessionConfig config;
+    config.intra_op_threads = 0;
+    Ort::Session session(runtime.impl().env, path.c_str(), SessionOptionsFor(config));
     if (session.GetInputCount() != 1)
       return LoadFailed(path, "expected exactly one input");
     Ort::AllocatorWithDefaultOptions alloc;
