@@ -74,7 +74,7 @@ struct TensorStats {
         ++tiny;
         continue;
       }
-      const std::uint32_t bin = std::min<std::uint32_t>(key - kFirst, kBins - 1);
+      const auto bin = std::min<std::uint32_t>(key - kFirst, kBins - 1);
       ++((bits >> 31) != 0 ? neg : pos)[bin];
     }
     min = lo;

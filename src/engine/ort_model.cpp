@@ -191,10 +191,13 @@ Status RunAllOutputs(
       return LoadFailed(path, "expected exactly one input");
     Ort::AllocatorWithDefaultOptions alloc;
     const std::string in_name = session.GetInputNameAllocated(0, alloc).get();
+    const size_t count = session.GetOutputCount();
     std::vector<std::string> names;
-    for (size_t i = 0; i < session.GetOutputCount(); ++i)
-      names.emplace_back(session.GetOutputNameAllocated(i, alloc).get());
     std::vector<const char*> out_names;
+    names.reserve(count);
+    out_names.reserve(count);
+    for (size_t i = 0; i < count; ++i)
+      names.emplace_back(session.GetOutputNameAllocated(i, alloc).get());
     for (const auto& n : names)
       out_names.push_back(n.c_str());
     const auto memory_info = Ort::MemoryInfo::CreateCpu(OrtDeviceAllocator, OrtMemTypeDefault);
