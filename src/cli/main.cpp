@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/bench_command.h"
+#include "cli/calibrate_command.h"
 #include "cli/exit_codes.h"
 #include "cli/run_command.h"
 #include "cli/serve_command.h"
@@ -29,6 +30,8 @@ int Main(int argc, char** argv) {
   CLI::App* serve = ocr::cli::AddServeCommand(app, serve_options);
   ocr::cli::BenchOptions bench_options;
   CLI::App* bench = ocr::cli::AddBenchCommand(app, bench_options);
+  ocr::cli::CalibrateOptions calibrate_options;
+  CLI::App* calibrate = ocr::cli::AddCalibrateCommand(app, calibrate_options);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -41,6 +44,8 @@ int Main(int argc, char** argv) {
     return ocr::cli::Serve(serve_options);
   if (bench->parsed())
     return ocr::cli::Bench(bench_options);
+  if (calibrate->parsed())
+    return ocr::cli::Calibrate(calibrate_options);
   return ocr::cli::kExitUsage;
 }
 

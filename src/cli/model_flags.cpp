@@ -13,6 +13,22 @@ std::filesystem::path ExecutableDir() {
 
 }  // namespace
 
+std::vector<ModelSpec> DefaultSetsIn(const std::filesystem::path& models_dir) {
+  std::error_code ec;
+  std::vector<ModelSpec> specs;
+  if (!std::filesystem::is_directory(models_dir / "ppocrv4", ec))
+    return specs;
+  specs.push_back({"ppocrv4", (models_dir / "ppocrv4").lexically_normal()});
+  // The int8 set scripts/quantize-models makes is served beside it; it stays second (not the
+  // default): BENCHMARKS.md, "int8 models", says why.
+  const std::filesystem::path int8 = models_dir / "ppocrv4-int8";
+  if (std::filesystem::is_regular_file(int8 / "det" / "det.onnx", ec) &&
+      std::filesystem::is_regular_file(int8 / "rec" / "rec.onnx", ec)) {
+    specs.push_back({"ppocrv4-int8", int8.lexically_normal()});
+  }
+  return specs;
+}
+
 Result<ModelSpec> ParseModelSpec(const std::string& text) {
   ModelSpec spec;
   const auto eq = text.find('=');
@@ -46,15 +62,14 @@ Result<std::vector<ModelSpec>> ResolveModelSpecs(const std::vector<std::string>&
 
   const std::filesystem::path exe_dir = ExecutableDir();
   const std::vector<std::filesystem::path> candidates = {
-      exe_dir / ".." / ".." / "models" / "ppocrv4",  // build/release/onnxocr in a checkout
-      std::filesystem::current_path() / "models" / "ppocrv4",
-      "/models/ppocrv4",
+      exe_dir / ".." / ".." / "models",  // build/release/onnxocr in a checkout
+      std::filesystem::current_path() / "models",
+      "/models",
   };
-  std::error_code ec;
   for (const auto& c : candidates) {
-    if (std::filesystem::is_directory(c, ec)) {
-      return std::vector<ModelSpec>{{"ppocrv4", c.lexically_normal()}};
-    }
+    std::vector<ModelSpec> found = DefaultSetsIn(c);
+    if (!found.empty())
+      return found;
   }
   return Status(StatusCode::kModelLoadFailed,
                 "no model set given and models/ppocrv4 not found: run scripts/bootstrap or pass "

@@ -126,6 +126,20 @@ Status LoadFailed(const std::filesystem::path& path, const std::string& why) {
   return {StatusCode::kModelLoadFailed, "cannot load model " + path.string() + ": " + why};
 }
 
+Ort::SessionOptions SessionOptionsFor(const SessionConfig& config) {
+  Ort::SessionOptions options;
+  options.SetGraphOptimizationLevel(GraphOptimizationLevel::ORT_ENABLE_ALL);
+  options.SetExecutionMode(ExecutionMode::ORT_SEQUENTIAL);
+  options.SetIntraOpNumThreads(config.intra_op_threads);
+  options.SetInterOpNumThreads(1);
+  options.AddConfigEntry("session.intra_op.allow_spinning", config.allow_spinning ? "1" : "0");
+  if (!config.enable_cpu_mem_arena && !kSanitizerBuild)
+    options.DisableCpuMemArena();
+  // Memory patterns only pay off for fixed input shapes; OCR inputs change with every image.
+  options.DisableMemPattern();
+  return options;
+}
+
 }  // namespace
 
 Result<std::unique_ptr<Model>> LoadOrtModel(const Runtime& runtime,
@@ -135,18 +149,7 @@ Result<std::unique_ptr<Model>> LoadOrtModel(const Runtime& runtime,
   if (!std::filesystem::is_regular_file(path, ec))
     return LoadFailed(path, "file not found");
   try {
-    Ort::SessionOptions options;
-    options.SetGraphOptimizationLevel(GraphOptimizationLevel::ORT_ENABLE_ALL);
-    options.SetExecutionMode(ExecutionMode::ORT_SEQUENTIAL);
-    options.SetIntraOpNumThreads(config.intra_op_threads);
-    options.SetInterOpNumThreads(1);
-    options.AddConfigEntry("session.intra_op.allow_spinning", config.allow_spinning ? "1" : "0");
-    if (!config.enable_cpu_mem_arena && !kSanitizerBuild)
-      options.DisableCpuMemArena();
-    // Memory patterns only pay off for fixed input shapes; OCR inputs change with every image.
-    options.DisableMemPattern();
-
-    Ort::Session session(runtime.impl().env, path.c_str(), options);
+    Ort::Session session(runtime.impl().env, path.c_str(), SessionOptionsFor(config));
     if (session.GetInputCount() != 1)
       return LoadFailed(path, "expected exactly one input");
     if (session.GetOutputCount() < 1)
@@ -169,6 +172,52 @@ Result<std::unique_ptr<Model>> LoadOrtModel(const Runtime& runtime,
     return model;
   } catch (const Ort::Exception& e) {
     return LoadFailed(path, e.what());
+  }
+}
+
+Status RunAllOutputs(
+    const Runtime& runtime, const std::filesystem::path& path, std::span<const Tensor> inputs,
+    const std::function<void(const std::string& name, std::span<const float>)>& visit) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    return LoadFailed(path, "file not found");
+  try {
+    // Every core; fusions keep each node whose output is a graph output, so the statistics are
+    // those of the graph as written.
+    SessionConfig config;
+    config.intra_op_threads = 0;
+    Ort::Session session(runtime.impl().env, path.c_str(), SessionOptionsFor(config));
+    if (session.GetInputCount() != 1)
+      return LoadFailed(path, "expected exactly one input");
+    Ort::AllocatorWithDefaultOptions alloc;
+    const std::string in_name = session.GetInputNameAllocated(0, alloc).get();
+    const size_t count = session.GetOutputCount();
+    std::vector<std::string> names;
+    std::vector<const char*> out_names;
+    names.reserve(count);
+    out_names.reserve(count);
+    for (size_t i = 0; i < count; ++i)
+      names.emplace_back(session.GetOutputNameAllocated(i, alloc).get());
+    for (const auto& n : names)
+      out_names.push_back(n.c_str());
+    const auto memory_info = Ort::MemoryInfo::CreateCpu(OrtDeviceAllocator, OrtMemTypeDefault);
+    for (const Tensor& input : inputs) {
+      Ort::Value in = Ort::Value::CreateTensor<float>(
+          memory_info, const_cast<float*>(input.data.data()), input.data.size(), input.shape.data(),
+          input.shape.size());
+      const char* in_ptr = in_name.c_str();
+      std::vector<Ort::Value> outputs =
+          session.Run(Ort::RunOptions{}, &in_ptr, &in, 1, out_names.data(), out_names.size());
+      for (size_t i = 0; i < outputs.size(); ++i) {
+        auto info = outputs[i].GetTensorTypeAndShapeInfo();
+        if (info.GetElementType() != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT)
+          continue;
+        visit(names[i], {outputs[i].GetTensorData<float>(), info.GetElementCount()});
+      }
+    }
+    return Status::Ok();
+  } catch (const Ort::Exception& e) {
+    return Internal("calibration run of " + path.string() + " failed: " + e.what());
   }
 }
 

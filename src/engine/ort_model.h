@@ -4,7 +4,9 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <memory>
+#include <span>
 #include <string>
 
 #include "common/status.h"
@@ -52,5 +54,13 @@ class Runtime {
 Result<std::unique_ptr<Model>> LoadOrtModel(const Runtime& runtime,
                                             const std::filesystem::path& path,
                                             const SessionConfig& config);
+
+// Runs the graph at `path` once on `input` (with every core) and hands each float output to
+// `visit` by name, as ONNX Runtime returns it, without copying. For `onnxocr calibrate`, whose
+// augmented graphs expose hundreds of intermediate tensors as outputs; the serving path never
+// uses it. Errors: kModelLoadFailed as LoadOrtModel; kInternal with the runtime's message.
+Status RunAllOutputs(
+    const Runtime& runtime, const std::filesystem::path& path, std::span<const Tensor> inputs,
+    const std::function<void(const std::string& name, std::span<const float>)>& visit);
 
 }  // namespace ocr::engine

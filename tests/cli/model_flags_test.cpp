@@ -1,5 +1,8 @@
 #include "cli/model_flags.h"
 
+#include <filesystem>
+#include <fstream>
+
 #include <gtest/gtest.h>
 
 namespace ocr::cli {
@@ -30,6 +33,27 @@ TEST(ModelFlagsTest, FirstGivenSetIsTheDefault) {
   auto specs = ResolveModelSpecs({"b=/x", "a=/y"});
   ASSERT_TRUE(specs.ok());
   EXPECT_EQ(specs->front().name, "b");
+}
+
+TEST(ModelFlagsTest, Int8SetIsServedBesideTheDefaultWhenComplete) {
+  const auto dir = std::filesystem::path(::testing::TempDir()) / "model_flags_default_sets";
+  std::filesystem::remove_all(dir);
+  EXPECT_TRUE(DefaultSetsIn(dir).empty());
+  std::filesystem::create_directories(dir / "ppocrv4");
+  std::filesystem::create_directories(dir / "ppocrv4-int8" / "det");
+  std::ofstream(dir / "ppocrv4-int8" / "det" / "det.onnx") << "x";
+  // Without its recognizer the int8 folder is a half-written set: not offered.
+  auto specs = DefaultSetsIn(dir);
+  ASSERT_EQ(specs.size(), 1U);
+  EXPECT_EQ(specs[0].name, "ppocrv4");
+  std::filesystem::create_directories(dir / "ppocrv4-int8" / "rec");
+  std::ofstream(dir / "ppocrv4-int8" / "rec" / "rec.onnx") << "x";
+  specs = DefaultSetsIn(dir);
+  ASSERT_EQ(specs.size(), 2U);
+  EXPECT_EQ(specs[0].name, "ppocrv4");
+  EXPECT_EQ(specs[1].name, "ppocrv4-int8");
+  EXPECT_EQ(specs[1].dir, (dir / "ppocrv4-int8").lexically_normal());
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
