@@ -341,7 +341,10 @@ describe('web ui features', { skip: skipReason ?? false }, () => {
     assert.ok(await frame.isVisible());
     assert.equal(await frame.getAttribute('sandbox'), ''); // no scripts, an origin of its own
     await page.waitForFunction(() => document.getElementById('html-preview').srcdoc.includes('<!DOCTYPE html>'));
-    const text = await page.frameLocator('#html-preview').locator('body').textContent();
+    // Setting srcdoc starts a navigation: until it commits, the frame still holds an empty document.
+    const body = page.frameLocator('#html-preview').locator('body');
+    await body.filter({ hasText: /Order\s*2001/ }).waitFor({ timeout: kTimeoutMs }).catch(() => {});
+    const text = await body.textContent();
     assert.match(squash(text), /Order2001/);
     await shoot('html-preview');
     await page.click('#view-source');
