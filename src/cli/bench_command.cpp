@@ -66,6 +66,10 @@ CLI::App* AddBenchCommand(CLI::App& app, BenchOptions& o) {
                   "Round recognition widths up to a multiple of this")
       ->check(CLI::Range(1, 1024))
       ->capture_default_str();
+  cmd->add_option("--rec-blank-gap", o.rec.blank_gap,
+                  "Read lines in pieces where background runs this many line heights (0: whole)")
+      ->check(CLI::Range(0.0, 100.0))
+      ->capture_default_str();
   cmd->add_flag("--json", o.json, "Print one JSON report instead of tables");
   return cmd;
 }

@@ -1,11 +1,15 @@
 #include "pipeline/pipeline.h"
 
+#include <algorithm>
+#include <cstdint>
+
 #include <opencv2/imgproc.hpp>
 
 #include "common/check.h"
 #include "common/clock.h"
 #include "pipeline/geometry.h"
 #include "pipeline/rec/word_spaces.h"
+#include "pipeline/vertical_chains.h"
 #include "pipeline/word_boxes.h"
 
 namespace ocr::pipeline {
@@ -55,6 +59,19 @@ Result<OcrResult> Pipeline::Run(const cv::Mat& image, const OcrOptions& options,
     crops.push_back(std::move(crop));
     kept.push_back(box);
   }
+  // Each chain of pieces of a vertical line is read once more as a whole, after the pieces.
+  const size_t detected = crops.size();
+  std::vector<VerticalChain> chains;
+  if (options.join_vertical_pieces) {
+    for (VerticalChain& chain : VerticalChains(kept)) {
+      cv::Mat crop = CropTextLine(image, chain.box);
+      if (crop.empty())
+        continue;
+      crops.push_back(std::move(crop));
+      kept.push_back(chain.box);
+      chains.push_back(std::move(chain));
+    }
+  }
   times.crop_ms += watch.LapMs();
 
   std::vector<std::uint8_t> flipped(crops.size(), 0);
@@ -67,15 +84,44 @@ Result<OcrResult> Pipeline::Run(const cv::Mat& image, const OcrOptions& options,
   }
   OCR_ASSIGN_OR_RETURN(std::vector<DecodedText> texts,
                        recognizer_.Recognize(crops, options.rec, times, batches, stop));
-  for (size_t i = 0; i < texts.size(); ++i) {
-    if (options.text_normalization)
-      InsertWordSpaces(texts[i]);
-    if (texts[i].text.empty() || texts[i].confidence < options.drop_score)
+  if (options.text_normalization) {
+    for (DecodedText& text : texts)
+      InsertWordSpaces(text);
+  }
+  // A chain's reading replaces its pieces', in the first piece's place, when the recognizer is at
+  // least as sure of it as of theirs (their characters' mean confidence).
+  std::vector<std::uint8_t> replaced(detected, 0);
+  std::vector<size_t> whole_at(detected, 0);  // 1 + the chain's entry, at its first piece
+  for (size_t k = 0; k < chains.size(); ++k) {
+    const DecodedText& whole = texts[detected + k];
+    double sum = 0;
+    size_t chars = 0;
+    for (size_t m : chains[k].members) {
+      sum += static_cast<double>(texts[m].confidence) *
+             static_cast<double>(texts[m].char_offsets.size());
+      chars += texts[m].char_offsets.size();
+    }
+    const double pieces = chars > 0 ? sum / static_cast<double>(chars) : 0.0;
+    if (whole.text.empty() || whole.confidence < pieces)
       continue;
+    for (size_t m : chains[k].members)
+      replaced[m] = 1;
+    whole_at[*std::min_element(chains[k].members.begin(), chains[k].members.end())] =
+        detected + k + 1;
+  }
+  auto emit = [&](size_t i) {
+    if (texts[i].text.empty() || texts[i].confidence < options.drop_score)
+      return;
     TextLine line{texts[i].text, texts[i].confidence, kept[i], {}};
     if (options.word_boxes)
       line.words = LocateWords(texts[i], kept[i], flipped[i] != 0);
     result.lines.push_back(std::move(line));
+  };
+  for (size_t i = 0; i < detected; ++i) {
+    if (whole_at[i] != 0)
+      emit(whole_at[i] - 1);
+    if (replaced[i] == 0)
+      emit(i);
   }
   return result;
 }

@@ -29,6 +29,8 @@ struct OcrOptions {
   // Write the word spaces the recognizer saw but lost to the blank (rec/word_spaces.h). Off: the
   // recognizer's raw output, as the reference pipeline gives it.
   bool text_normalization = true;
+  // Read a vertical line that detection cut into pieces again as one (vertical_chains.h).
+  bool join_vertical_pieces = true;
 
   // The reference pipeline's reading, which its outputs are reproduced with line for line (the
   // parity test): one detection pass at 960 px of the input as it is, each line's direction on
@@ -40,6 +42,7 @@ struct OcrOptions {
     o.cls.page_vote = false;
     o.rec = RecOptions::Reference();
     o.text_normalization = false;
+    o.join_vertical_pieces = false;
     return o;
   }
 };

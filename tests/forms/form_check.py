@@ -17,9 +17,9 @@ per kind (fax, memo, questionnaire, purchase) and over the set. The real part of
 document photos of ../shared/testdata/real scaled to 100-dpi text) is scored apart, word F1 and
 ocr-score's order-insensitive page CER against the hand transcriptions.
 
-Thresholds (thresholds.json; the "full" or the "quick" floors): word_f1, det_f1 and real_word_f1
-are minimums, cer and real_page_cer maximums; a metric whose part was not scored (no real part,
-no ocr-score) is reported and not failed. Words missed most often are printed, for reading.
+Thresholds (thresholds.json; the "full" or the "quick" floors): word_f1, det_f1, real_word_f1
+and vertical_found (vertical numbers read) are minimums, cer and real_page_cer maximums; a
+metric whose part was not scored (no real part, no ocr-score) is reported and not failed. Words missed most often are printed, for reading.
 Flags after `--` go to every `onnxocr run` (e.g. `-- --det-limit-type max`) to compare readings.
 
 Exit 0 when every floor holds, 1 listing the ones that fail (or when onnxocr fails on a page),
@@ -237,7 +237,8 @@ def main() -> int:
     allk = summary["kinds"]["all"]
     values = {"word_f1": allk["word_f1"], "det_f1": allk["det_f1"], "cer": allk["cer"],
               "real_word_f1": summary.get("real", {}).get("word_f1"),
-              "real_page_cer": summary.get("real", {}).get("page_cer")}
+              "real_page_cer": summary.get("real", {}).get("page_cer"),
+              "vertical_found": allk["vertical_found"]}
     failed = []
     for key, floor in floors.items():
         v = values.get(key)

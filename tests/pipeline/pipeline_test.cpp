@@ -175,6 +175,37 @@ TEST_F(PipelineTest, AVerticalLineKeepsItsOwnDirectionOnAnUprightPage) {
   EXPECT_EQ(vertical->text, "DOC-4521-8876") << Dump(lines);
 }
 
+TEST_F(PipelineTest, AFormLinesBlankStretchIsNotRead) {
+  // "Name:", an empty field five times the line's height, "Smith": one crop, as a detected form
+  // line. Read in two pieces, the blank left out and a space in its place.
+  const auto label_png = testing::RenderTextPng("Name:", 20, 6);
+  const auto value_png = testing::RenderTextPng("Smith", 20, 6);
+  if (label_png.empty() || value_png.empty())
+    GTEST_SKIP() << "pango-view not installed (scripts/bootstrap installs it)";
+  const cv::Mat label = Load(label_png);
+  const cv::Mat value = Load(value_png);
+  const int height = std::max(label.rows, value.rows);
+  cv::Mat crop(height, label.cols + 5 * height + value.cols, CV_8UC3, cv::Scalar(255, 255, 255));
+  label.copyTo(crop(cv::Rect(0, 0, label.cols, label.rows)));
+  value.copyTo(crop(cv::Rect(crop.cols - value.cols, 0, value.cols, value.rows)));
+  const ModelSet& models = testing::DefaultPipeline().models();
+  const TextRecognizer recognizer(*models.rec, models.charset, models.rec_height, models.rec_width);
+  InlineTaskRunner runner;
+  const std::vector<cv::Mat> crops = {crop};
+  StageTimes pieces_times;
+  auto pieces = recognizer.Recognize(crops, RecOptions{}, pieces_times, runner);
+  ASSERT_TRUE(pieces.ok()) << pieces.status().ToString();
+  EXPECT_EQ((*pieces)[0].text, "Name: Smith");
+  EXPECT_EQ(pieces_times.rec_calls, 2);
+  RecOptions whole_options;
+  whole_options.blank_gap = 0;
+  StageTimes whole_times;
+  auto whole = recognizer.Recognize(crops, whole_options, whole_times, runner);
+  ASSERT_TRUE(whole.ok()) << whole.status().ToString();
+  EXPECT_EQ(whole_times.rec_calls, 1);
+  EXPECT_EQ(WithoutSpaces((*whole)[0].text), "Name:Smith");
+}
+
 TEST_F(PipelineTest, BatchesSpreadOverWorkersGiveTheSameLines) {
   std::string text;
   for (int i = 0; i < 14; ++i)

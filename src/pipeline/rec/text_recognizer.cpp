@@ -7,6 +7,7 @@
 #include "common/clock.h"
 #include "pipeline/batching.h"
 #include "pipeline/model_input.h"
+#include "pipeline/rec/blank_gaps.h"
 
 namespace ocr::pipeline {
 namespace {
@@ -30,6 +31,47 @@ Result<std::vector<DecodedText>> TextRecognizer::Recognize(std::span<const cv::M
                                                            const RecOptions& options,
                                                            StageTimes& times, TaskRunner& runner,
                                                            const std::stop_token& stop) const {
+  if (options.blank_gap <= 0)
+    return RecognizeWhole(crops, options, times, runner, stop);
+  Stopwatch watch;
+  std::vector<cv::Mat> pieces;
+  std::vector<InkSpan> spans;
+  std::vector<size_t> first_piece;  // per crop, then one past the last piece
+  pieces.reserve(crops.size());
+  spans.reserve(crops.size());
+  first_piece.reserve(crops.size() + 1);
+  bool cut = false;
+  for (const cv::Mat& crop : crops) {
+    first_piece.push_back(pieces.size());
+    for (const InkSpan& span : InkSpans(crop, options.blank_gap)) {
+      pieces.push_back(crop.colRange(span.x0, span.x1));
+      spans.push_back(span);
+      cut = cut || span.x0 > 0 || span.x1 < crop.cols;
+    }
+  }
+  first_piece.push_back(pieces.size());
+  times.rec_pre_ms += watch.LapMs();
+  if (!cut)
+    return RecognizeWhole(crops, options, times, runner, stop);
+  OCR_ASSIGN_OR_RETURN(std::vector<DecodedText> readings,
+                       RecognizeWhole(pieces, options, times, runner, stop));
+  std::vector<DecodedText> results(crops.size());
+  for (size_t i = 0; i < crops.size(); ++i) {
+    const size_t begin = first_piece[i];
+    const size_t n = first_piece[i + 1] - begin;
+    results[i] =
+        n == 1 && spans[begin].x0 == 0 && spans[begin].x1 == crops[i].cols
+            ? std::move(readings[begin])
+            : JoinSpans(std::span(readings).subspan(begin, n), std::span(spans).subspan(begin, n));
+  }
+  return results;
+}
+
+Result<std::vector<DecodedText>> TextRecognizer::RecognizeWhole(std::span<const cv::Mat> crops,
+                                                                const RecOptions& options,
+                                                                StageTimes& times,
+                                                                TaskRunner& runner,
+                                                                const std::stop_token& stop) const {
   std::vector<DecodedText> results(crops.size());
   const std::vector<size_t> order = OrderByAspectRatio(crops);
   auto run_batch = [&](size_t begin, size_t n, StageTimes& batch_times) -> Status {

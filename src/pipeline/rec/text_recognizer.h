@@ -33,6 +33,11 @@ struct RecOptions {
   // Widest input, in pixels at the model's height; wider lines are squeezed to fit. Bounds the
   // cost and memory of one absurdly wide crop (3200 px at height 48, as PP-OCRv5 does).
   int max_width = 3200;
+  // Crops are cut where a run of background is at least this many crop heights wide and read in
+  // pieces (rec/blank_gaps.h); 0 reads every crop whole, as the reference does. A detected line
+  // is about 1.5 times its letters' height, so one crop height is about three letters: wider
+  // than a word space, narrower than a form's empty field.
+  float blank_gap = 1.0f;
 
   // The reference pipeline's shapes (batches of 6, at least 320 px, exact widths): its outputs
   // are reproduced line for line with these, which the parity test checks.
@@ -41,6 +46,7 @@ struct RecOptions {
     r.batch_size = 6;
     r.min_width = 320;
     r.width_multiple = 1;
+    r.blank_gap = 0;
     return r;
   }
 };
@@ -54,8 +60,8 @@ class TextRecognizer {
                  int fixed_width)
       : model_(model), charset_(charset), height_(input_height), fixed_width_(fixed_width) {}
 
-  // One result per crop, in the order of `crops`. Batches run on `runner`; none starts once
-  // `stop` is requested (kCancelled).
+  // One result per crop, in the order of `crops`, each read in the pieces options.blank_gap
+  // leaves. Batches run on `runner`; none starts once `stop` is requested (kCancelled).
   Result<std::vector<DecodedText>> Recognize(std::span<const cv::Mat> crops,
                                              const RecOptions& options, StageTimes& times,
                                              TaskRunner& runner,
@@ -65,6 +71,12 @@ class TextRecognizer {
   int BatchWidth(double max_wh_ratio, const RecOptions& options) const;
 
  private:
+  // One result per crop, each read whole.
+  Result<std::vector<DecodedText>> RecognizeWhole(std::span<const cv::Mat> crops,
+                                                  const RecOptions& options, StageTimes& times,
+                                                  TaskRunner& runner,
+                                                  const std::stop_token& stop) const;
+
   const engine::Model& model_;
   std::span<const std::string> charset_;
   int height_;
