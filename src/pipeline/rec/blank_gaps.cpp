@@ -82,7 +82,8 @@ bool SpaceBetween(std::string_view before, std::string_view after) {
 }  // namespace
 
 std::vector<InkSpan> InkSpans(const cv::Mat& crop, float min_gap) {
-  const std::vector<InkSpan> whole = {InkSpan{0, crop.cols}};
+  // Returned by value at each exit, so it is not const (a const local cannot be moved).
+  std::vector<InkSpan> whole = {InkSpan{0, crop.cols}};
   if (min_gap <= 0 || crop.empty())
     return whole;
   const std::vector<std::uint8_t> inked = InkedColumns(crop);
