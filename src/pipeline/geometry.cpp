@@ -12,6 +12,17 @@ float EdgeLength(const Point& a, const Point& b) {
   return std::hypot(a.x - b.x, a.y - b.y);
 }
 
+cv::Rect2f BoundsOf(const Quad& quad) {
+  float x0 = quad[0].x, y0 = quad[0].y, x1 = quad[0].x, y1 = quad[0].y;
+  for (const Point& p : quad) {
+    x0 = std::min(x0, p.x);
+    y0 = std::min(y0, p.y);
+    x1 = std::max(x1, p.x);
+    y1 = std::max(y1, p.y);
+  }
+  return {x0, y0, x1 - x0, y1 - y0};
+}
+
 Quad OrderClockwise(const Quad& quad) {
   const float cx = (quad[0].x + quad[1].x + quad[2].x + quad[3].x) / 4.0f;
   const float cy = (quad[0].y + quad[1].y + quad[2].y + quad[3].y) / 4.0f;

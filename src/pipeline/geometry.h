@@ -6,6 +6,7 @@
 #include <vector>
 
 #include <opencv2/core/mat.hpp>
+#include <opencv2/core/types.hpp>
 
 #include "pipeline/types.h"
 
@@ -20,6 +21,9 @@ Quad OrderClockwise(const Quad& quad);
 // Sorts boxes into reading order the way PaddleOCR does: by the top-left corner's y then x, then
 // boxes whose top-left y differ by less than `row_tolerance_px` are ordered left to right.
 void SortReadingOrder(std::vector<Quad>& boxes, float row_tolerance_px = 10.0f);
+
+// The smallest upright rectangle around `quad`.
+cv::Rect2f BoundsOf(const Quad& quad);
 
 // Length of the edge from corner a to corner b.
 float EdgeLength(const Point& a, const Point& b);

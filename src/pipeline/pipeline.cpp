@@ -9,6 +9,7 @@
 #include "common/clock.h"
 #include "pipeline/geometry.h"
 #include "pipeline/rec/word_spaces.h"
+#include "pipeline/turned_lines.h"
 #include "pipeline/vertical_chains.h"
 #include "pipeline/word_boxes.h"
 
@@ -46,6 +47,10 @@ Result<OcrResult> Pipeline::Run(const cv::Mat& image, const OcrOptions& options,
   OCR_ASSIGN_OR_RETURN(std::vector<Quad> boxes, detector_.Detect(image, options.det, times, stop));
   if (stop.stop_requested())
     return Cancelled();
+  std::vector<Quad> turned;
+  if (options.find_turned_lines) {
+    OCR_ASSIGN_OR_RETURN(turned, FindTurnedLines(image, boxes, options.det, times, stop));
+  }
 
   Stopwatch watch;
   std::vector<cv::Mat> crops;
@@ -59,18 +64,31 @@ Result<OcrResult> Pipeline::Run(const cv::Mat& image, const OcrOptions& options,
     crops.push_back(std::move(crop));
     kept.push_back(box);
   }
-  // Each chain of pieces of a vertical line is read once more as a whole, after the pieces.
+  // Lines read again whole, after the detected ones: turned lines found in the unread ink, with
+  // the pieces of them detection found, and chains of pieces none of those covers.
   const size_t detected = crops.size();
-  std::vector<VerticalChain> chains;
+  std::vector<VerticalChain> wholes;
+  wholes.reserve(turned.size());
+  for (const Quad& line : turned)
+    wholes.push_back({BoxesInside(line, kept), line});
   if (options.join_vertical_pieces) {
     for (VerticalChain& chain : VerticalChains(kept)) {
-      cv::Mat crop = CropTextLine(image, chain.box);
-      if (crop.empty())
-        continue;
-      crops.push_back(std::move(crop));
-      kept.push_back(chain.box);
-      chains.push_back(std::move(chain));
+      const bool covered = std::any_of(wholes.begin(), wholes.end(), [&](const VerticalChain& w) {
+        return std::find_first_of(w.members.begin(), w.members.end(), chain.members.begin(),
+                                  chain.members.end()) != w.members.end();
+      });
+      if (!covered)
+        wholes.push_back(std::move(chain));
     }
+  }
+  std::vector<VerticalChain> chains;
+  for (VerticalChain& whole : wholes) {
+    cv::Mat crop = CropTextLine(image, whole.box);
+    if (crop.empty())
+      continue;
+    crops.push_back(std::move(crop));
+    kept.push_back(whole.box);
+    chains.push_back(std::move(whole));
   }
   times.crop_ms += watch.LapMs();
 
@@ -88,10 +106,12 @@ Result<OcrResult> Pipeline::Run(const cv::Mat& image, const OcrOptions& options,
     for (DecodedText& text : texts)
       InsertWordSpaces(text);
   }
-  // A chain's reading replaces its pieces', in the first piece's place, when the recognizer is at
-  // least as sure of it as of theirs (their characters' mean confidence).
+  // A whole line's reading replaces its pieces', in the first piece's place, when the recognizer
+  // is at least as sure of it as of theirs (their characters' mean confidence). One without
+  // pieces comes after the detected lines.
   std::vector<std::uint8_t> replaced(detected, 0);
-  std::vector<size_t> whole_at(detected, 0);  // 1 + the chain's entry, at its first piece
+  std::vector<size_t> whole_at(detected, 0);  // 1 + the whole's entry, at its first piece
+  std::vector<size_t> after;
   for (size_t k = 0; k < chains.size(); ++k) {
     const DecodedText& whole = texts[detected + k];
     double sum = 0;
@@ -104,6 +124,10 @@ Result<OcrResult> Pipeline::Run(const cv::Mat& image, const OcrOptions& options,
     const double pieces = chars > 0 ? sum / static_cast<double>(chars) : 0.0;
     if (whole.text.empty() || whole.confidence < pieces)
       continue;
+    if (chains[k].members.empty()) {
+      after.push_back(detected + k);
+      continue;
+    }
     for (size_t m : chains[k].members)
       replaced[m] = 1;
     whole_at[*std::min_element(chains[k].members.begin(), chains[k].members.end())] =
@@ -123,7 +147,39 @@ Result<OcrResult> Pipeline::Run(const cv::Mat& image, const OcrOptions& options,
     if (replaced[i] == 0)
       emit(i);
   }
+  for (size_t i : after)
+    emit(i);
   return result;
+}
+
+Result<std::vector<Quad>> Pipeline::FindTurnedLines(const cv::Mat& image,
+                                                    std::span<const Quad> boxes,
+                                                    const DetOptions& options, StageTimes& times,
+                                                    const std::stop_token& stop) const {
+  Stopwatch watch;
+  const std::vector<cv::Rect> regions = TurnedLineRegions(image, boxes);
+  times.det_post_ms += watch.LapMs();
+  // A region is a strip a few text heights across, read at its own scale as the default reading
+  // does (a request's minimum side would blow it up tens of times).
+  DetOptions turned = options;
+  turned.limit_type = LimitType::kAuto;
+  std::vector<Quad> found;
+  for (const cv::Rect& region : regions) {
+    // Turned one way a line reads upright, the other way upside down; the detector finds some
+    // lines whole only one of the two ways.
+    for (const bool clockwise : {true, false}) {
+      cv::Mat upright;
+      cv::rotate(image(region), upright,
+                 clockwise ? cv::ROTATE_90_CLOCKWISE : cv::ROTATE_90_COUNTERCLOCKWISE);
+      OCR_ASSIGN_OR_RETURN(std::vector<Quad> lines, detector_.Detect(upright, turned, times, stop));
+      for (const Quad& line : lines) {
+        const Quad box = FromTurnedRegion(line, region, clockwise);
+        if (CropGeometryOf(box).rotated90)
+          found.push_back(box);
+      }
+    }
+  }
+  return LongestOfOverlapping(std::move(found));
 }
 
 }  // namespace ocr::pipeline

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <optional>
+#include <span>
 #include <stop_token>
 #include <vector>
 
@@ -31,6 +32,9 @@ struct OcrOptions {
   bool text_normalization = true;
   // Read a vertical line that detection cut into pieces again as one (vertical_chains.h).
   bool join_vertical_pieces = true;
+  // Detect again, turned upright, columns of ink shaped like a turned line that no horizontal
+  // box covers (turned_lines.h).
+  bool find_turned_lines = true;
 
   // The reference pipeline's reading, which its outputs are reproduced with line for line (the
   // parity test): one detection pass at 960 px of the input as it is, each line's direction on
@@ -43,6 +47,7 @@ struct OcrOptions {
     o.rec = RecOptions::Reference();
     o.text_normalization = false;
     o.join_vertical_pieces = false;
+    o.find_turned_lines = false;
     return o;
   }
 };
@@ -78,6 +83,11 @@ class Pipeline {
                         const std::stop_token& stop = {}, TaskRunner* runner = nullptr) const;
 
  private:
+  // The turned lines (OcrOptions::find_turned_lines) in `image` beside the detected `boxes`.
+  Result<std::vector<Quad>> FindTurnedLines(const cv::Mat& image, std::span<const Quad> boxes,
+                                            const DetOptions& options, StageTimes& times,
+                                            const std::stop_token& stop) const;
+
   const ModelSet& models_;
   TextDetector detector_;
   std::optional<TextClassifier> classifier_;

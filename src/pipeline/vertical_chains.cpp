@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "pipeline/geometry.h"
+
 namespace ocr::pipeline {
 namespace {
 
@@ -14,14 +16,8 @@ struct Extent {
 };
 
 Extent ExtentOf(const Quad& q) {
-  Extent e{q[0].x, q[0].y, q[0].x, q[0].y};
-  for (const Point& p : q) {
-    e.x0 = std::min(e.x0, p.x);
-    e.y0 = std::min(e.y0, p.y);
-    e.x1 = std::max(e.x1, p.x);
-    e.y1 = std::max(e.y1, p.y);
-  }
-  return e;
+  const cv::Rect2f b = BoundsOf(q);
+  return {b.x, b.y, b.x + b.width, b.y + b.height};
 }
 
 constexpr float kMaxPieceWidth = 1.2f;  // x height

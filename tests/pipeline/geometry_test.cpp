@@ -122,5 +122,14 @@ TEST(GeometryTest, StraightensRotatedLine) {
   EXPECT_GT(cv::mean(crop(cv::Rect(120, 8, 70, 24)))[0], 225);
 }
 
+TEST(GeometryTest, BoundsOfASlantedBoxHoldAllItsCorners) {
+  const Quad slanted = {Point{10, 20}, Point{110, 10}, Point{112, 30}, Point{12, 40}};
+  const cv::Rect2f bounds = BoundsOf(slanted);
+  EXPECT_FLOAT_EQ(bounds.x, 10);
+  EXPECT_FLOAT_EQ(bounds.y, 10);
+  EXPECT_FLOAT_EQ(bounds.width, 102);
+  EXPECT_FLOAT_EQ(bounds.height, 30);
+}
+
 }  // namespace
 }  // namespace ocr::pipeline

@@ -1,0 +1,182 @@
+#include "pipeline/turned_lines.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+
+#include <opencv2/imgproc.hpp>
+
+#include "pipeline/geometry.h"
+
+namespace ocr::pipeline {
+namespace {
+
+constexpr double kInkContrast = 20;     // grey levels under the local mean
+constexpr double kAnalysisHeight = 12;  // px: larger text is searched on a smaller copy
+constexpr double kMinWidth = 0.5;       // x h
+constexpr double kMaxWidth = 2.5;       // x h
+constexpr double kMinAspect = 4;        // height / width
+constexpr double kMinHeight = 3;        // x h
+constexpr double kGlyphSide = 0.3;      // x h
+constexpr int kMinGlyphs = 3;
+constexpr double kMinGlyphSpan = 0.5;  // of the column's height
+constexpr double kMaxFill = 0.6;       // a solid bar is not text
+constexpr double kPadAcross = 1.5;     // x h
+constexpr double kPadAlong = 1.0;      // x h
+constexpr size_t kMaxRegions = 8;
+
+// The glyph-sized marks of one column (`mask`: its ink): their bounding rectangle, or an empty
+// one when they are too few or span too little of it to be a line of text.
+cv::Rect GlyphsOf(const cv::Mat& mask, double h) {
+  cv::Mat labels, stats, centroids;
+  const int n = cv::connectedComponentsWithStats(mask, labels, stats, centroids, 8, CV_32S);
+  std::vector<std::uint8_t> covered(static_cast<size_t>(mask.rows), 0);
+  int glyphs = 0;
+  cv::Rect box;
+  for (int i = 1; i < n; ++i) {
+    const cv::Rect r(stats.at<int>(i, cv::CC_STAT_LEFT), stats.at<int>(i, cv::CC_STAT_TOP),
+                     stats.at<int>(i, cv::CC_STAT_WIDTH), stats.at<int>(i, cv::CC_STAT_HEIGHT));
+    if (r.width < kGlyphSide * h || r.height < kGlyphSide * h)
+      continue;
+    ++glyphs;
+    box = glyphs == 1 ? r : (box | r);
+    std::fill(covered.begin() + r.y, covered.begin() + r.y + r.height, 1);
+  }
+  const auto span = static_cast<double>(std::count(covered.begin(), covered.end(), 1));
+  if (glyphs < kMinGlyphs || span < kMinGlyphSpan * mask.rows)
+    return {};
+  return box;
+}
+
+}  // namespace
+
+std::vector<cv::Rect> TurnedLineRegions(const cv::Mat& image, std::span<const Quad> boxes) {
+  if (boxes.empty() || image.empty())
+    return {};
+  std::vector<float> sides;
+  sides.reserve(boxes.size());
+  size_t tall = 0;
+  for (const Quad& q : boxes) {
+    const cv::Rect2f e = BoundsOf(q);
+    sides.push_back(std::min(e.width, e.height));
+    tall += CropGeometryOf(q).rotated90 ? 1 : 0;
+  }
+  if (2 * tall >= boxes.size())
+    return {};
+  std::nth_element(sides.begin(), sides.begin() + static_cast<std::ptrdiff_t>(sides.size() / 2),
+                   sides.end());
+  const double page_h = sides[sides.size() / 2];
+  if (page_h < 1)
+    return {};
+  const double scale = page_h > 2 * kAnalysisHeight ? kAnalysisHeight / page_h : 1.0;
+  const double h = page_h * scale;
+
+  cv::Mat grey;
+  cv::cvtColor(image, grey, cv::COLOR_BGR2GRAY);
+  if (scale < 1)
+    cv::resize(grey, grey, cv::Size(), scale, scale, cv::INTER_AREA);
+  // Ink: darker than the mean of a window twice the text's height, which follows shading.
+  cv::Mat mean, ink;
+  const int window = 2 * static_cast<int>(std::lround(h)) + 1;
+  cv::blur(grey, mean, cv::Size(window, window), cv::Point(-1, -1), cv::BORDER_REPLICATE);
+  cv::subtract(mean, grey, ink);
+  cv::threshold(ink, ink, kInkContrast, 255, cv::THRESH_BINARY);
+  for (const Quad& q : boxes) {
+    if (CropGeometryOf(q).rotated90)
+      continue;
+    std::array<cv::Point, 4> corners;
+    for (size_t i = 0; i < 4; ++i)
+      corners[i] = cv::Point(static_cast<int>(std::lround(q[i].x * scale)),
+                             static_cast<int>(std::lround(q[i].y * scale)));
+    cv::fillConvexPoly(ink, corners.data(), 4, cv::Scalar(0));
+  }
+  // Close the gaps between the glyphs of a turned line (along it: up to a text height) and
+  // between a glyph's strokes (across it).
+  const int across = std::max(1, static_cast<int>(std::lround(h / 3)));
+  const int along = std::max(1, static_cast<int>(std::lround(h)));
+  cv::Mat closed;
+  cv::morphologyEx(ink, closed, cv::MORPH_CLOSE,
+                   cv::getStructuringElement(cv::MORPH_RECT, cv::Size(across, along)));
+  cv::Mat labels, stats, centroids;
+  const int n = cv::connectedComponentsWithStats(closed, labels, stats, centroids, 8, CV_32S);
+
+  std::vector<cv::Rect> regions;
+  const cv::Rect page(0, 0, image.cols, image.rows);
+  for (int i = 1; i < n; ++i) {
+    const cv::Rect r(stats.at<int>(i, cv::CC_STAT_LEFT), stats.at<int>(i, cv::CC_STAT_TOP),
+                     stats.at<int>(i, cv::CC_STAT_WIDTH), stats.at<int>(i, cv::CC_STAT_HEIGHT));
+    if (r.width < kMinWidth * h || r.width > kMaxWidth * h || r.height < kMinAspect * r.width ||
+        r.height < kMinHeight * h)
+      continue;
+    cv::Mat mine = labels(r) == i;
+    cv::bitwise_and(mine, ink(r), mine);
+    if (cv::countNonZero(mine) > kMaxFill * r.area())
+      continue;
+    const cv::Rect glyphs = GlyphsOf(mine, h);
+    if (glyphs.empty())
+      continue;
+    const double x0 = (r.x + glyphs.x) / scale - kPadAcross * page_h;
+    const double y0 = (r.y + glyphs.y) / scale - kPadAlong * page_h;
+    const double x1 = (r.x + glyphs.x + glyphs.width) / scale + kPadAcross * page_h;
+    const double y1 = (r.y + glyphs.y + glyphs.height) / scale + kPadAlong * page_h;
+    const cv::Rect region =
+        cv::Rect(cv::Point(static_cast<int>(std::floor(x0)), static_cast<int>(std::floor(y0))),
+                 cv::Point(static_cast<int>(std::ceil(x1)), static_cast<int>(std::ceil(y1)))) &
+        page;
+    if (!region.empty())
+      regions.push_back(region);
+  }
+  std::sort(regions.begin(), regions.end(),
+            [](const cv::Rect& a, const cv::Rect& b) { return a.height > b.height; });
+  if (regions.size() > kMaxRegions)
+    regions.resize(kMaxRegions);
+  return regions;
+}
+
+Quad FromTurnedRegion(const Quad& box, const cv::Rect& region, bool clockwise) {
+  // cv::rotate clockwise sends (x, y) to (height - y, x); counter-clockwise to (y, width - x).
+  const auto w = static_cast<float>(region.width);
+  const auto h = static_cast<float>(region.height);
+  const auto ox = static_cast<float>(region.x);
+  const auto oy = static_cast<float>(region.y);
+  Quad page;
+  for (size_t i = 0; i < 4; ++i) {
+    const Point& p = box[i];
+    page[i] = clockwise ? Point{ox + p.y, oy + h - p.x} : Point{ox + w - p.y, oy + p.x};
+  }
+  return OrderClockwise(page);
+}
+
+std::vector<Quad> LongestOfOverlapping(std::vector<Quad> boxes) {
+  auto length = [](const Quad& q) {
+    const cv::Rect2f e = BoundsOf(q);
+    return std::max(e.width, e.height);
+  };
+  std::stable_sort(boxes.begin(), boxes.end(),
+                   [&](const Quad& a, const Quad& b) { return length(a) > length(b); });
+  std::vector<Quad> kept;
+  for (const Quad& q : boxes) {
+    const cv::Rect2f e = BoundsOf(q);
+    const bool overlaps = std::any_of(kept.begin(), kept.end(), [&](const Quad& k) {
+      const cv::Rect2f o = BoundsOf(k);
+      return (e & o).area() >= 0.5f * std::min(e.area(), o.area());
+    });
+    if (!overlaps)
+      kept.push_back(q);
+  }
+  return kept;
+}
+
+std::vector<size_t> BoxesInside(const Quad& line, std::span<const Quad> boxes) {
+  const cv::Rect2f outer = BoundsOf(line);
+  std::vector<size_t> inside;
+  for (size_t i = 0; i < boxes.size(); ++i) {
+    const cv::Rect2f e = BoundsOf(boxes[i]);
+    if (e.area() > 0 && (e & outer).area() >= 0.5f * e.area())
+      inside.push_back(i);
+  }
+  return inside;
+}
+
+}  // namespace ocr::pipeline

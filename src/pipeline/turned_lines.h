@@ -1,0 +1,42 @@
+// Lines turned 90 degrees that detection missed. PP-OCR's detector is trained on horizontal
+// lines: a document number printed up a form's margin in small print is often not found at all,
+// or only in part, while the same strip turned upright is found whole. The page's ink that no
+// horizontal box covers is searched for columns shaped like a turned line of text; each is cut out
+// and detected again turned both ways (Pipeline::Run), and what that finds is read as the page's
+// other vertical lines are.
+// Thread-safety: pure functions.
+#pragma once
+
+#include <span>
+#include <vector>
+
+#include <opencv2/core/mat.hpp>
+#include <opencv2/core/types.hpp>
+
+#include "pipeline/types.h"
+
+namespace ocr::pipeline {
+
+// Regions of `image` (CV_8UC3) to detect again turned upright: columns of ink outside the
+// horizontal boxes of `boxes` (the tall ones, pieces of turned lines, count as unread) that are
+// as wide as the page's text is high (the median box's shorter side, h), at least 4 times as tall
+// as wide and 3 h tall, and made of at least 3 glyph-sized marks (both sides >= 0.3 h) that span
+// half the column's height: specks and the thin streaks of a scanner are not glyphs. Ink is a
+// pixel 20 grey levels darker than the mean around it. Each region is the column padded by 1.5 h
+// across and 1 h along, clipped to the image; the tallest 8 at most. None when `boxes` is empty
+// or half of them are tall (the page itself is turned, and its lines were found).
+std::vector<cv::Rect> TurnedLineRegions(const cv::Mat& image, std::span<const Quad> boxes);
+
+// A box found in `region` of the page after it was turned 90 degrees (clockwise when
+// `clockwise`, as cv::rotate turns it), in page pixels, ordered as OrderClockwise orders it.
+Quad FromTurnedRegion(const Quad& box, const cv::Rect& region, bool clockwise);
+
+// Of boxes that overlap (their bounding rectangles share half the smaller one's area), the
+// longest: the two turns of a region find the same line, one of them sometimes in pieces.
+std::vector<Quad> LongestOfOverlapping(std::vector<Quad> boxes);
+
+// The indices of `boxes` that lie at least half (by bounding rectangle area) inside `line`'s
+// bounding rectangle: the pieces of it that detection found, which its reading replaces.
+std::vector<size_t> BoxesInside(const Quad& line, std::span<const Quad> boxes);
+
+}  // namespace ocr::pipeline
