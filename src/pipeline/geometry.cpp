@@ -12,15 +12,21 @@ float EdgeLength(const Point& a, const Point& b) {
   return std::hypot(a.x - b.x, a.y - b.y);
 }
 
-cv::Rect2f BoundsOf(const Quad& quad) {
-  float x0 = quad[0].x, y0 = quad[0].y, x1 = quad[0].x, y1 = quad[0].y;
+Extent ExtentOf(const Quad& quad) {
+  Extent e{quad[0].x, quad[0].y, quad[0].x, quad[0].y};
   for (const Point& p : quad) {
-    x0 = std::min(x0, p.x);
-    y0 = std::min(y0, p.y);
-    x1 = std::max(x1, p.x);
-    y1 = std::max(y1, p.y);
+    e.x0 = std::min(e.x0, p.x);
+    e.y0 = std::min(e.y0, p.y);
+    e.x1 = std::max(e.x1, p.x);
+    e.y1 = std::max(e.y1, p.y);
   }
-  return {x0, y0, x1 - x0, y1 - y0};
+  return e;
+}
+
+float OverlapArea(const Extent& a, const Extent& b) {
+  const float w = std::min(a.x1, b.x1) - std::max(a.x0, b.x0);
+  const float h = std::min(a.y1, b.y1) - std::max(a.y0, b.y0);
+  return w > 0 && h > 0 ? w * h : 0.0f;
 }
 
 Quad OrderClockwise(const Quad& quad) {

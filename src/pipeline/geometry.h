@@ -6,7 +6,6 @@
 #include <vector>
 
 #include <opencv2/core/mat.hpp>
-#include <opencv2/core/types.hpp>
 
 #include "pipeline/types.h"
 
@@ -22,8 +21,25 @@ Quad OrderClockwise(const Quad& quad);
 // boxes whose top-left y differ by less than `row_tolerance_px` are ordered left to right.
 void SortReadingOrder(std::vector<Quad>& boxes, float row_tolerance_px = 10.0f);
 
-// The smallest upright rectangle around `quad`.
-cv::Rect2f BoundsOf(const Quad& quad);
+// The smallest upright rectangle around a box, by its edges as the corners give them (no width
+// is stored, so x1 is exactly the rightmost corner's x).
+struct Extent {
+  float x0 = 0;
+  float y0 = 0;
+  float x1 = 0;
+  float y1 = 0;
+
+  float width() const { return x1 - x0; }
+
+  float height() const { return y1 - y0; }
+
+  float area() const { return width() * height(); }
+};
+
+Extent ExtentOf(const Quad& quad);
+
+// The area two extents share; 0 when they do not meet.
+float OverlapArea(const Extent& a, const Extent& b);
 
 // Length of the edge from corner a to corner b.
 float EdgeLength(const Point& a, const Point& b);

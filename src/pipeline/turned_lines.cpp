@@ -58,8 +58,8 @@ std::vector<cv::Rect> TurnedLineRegions(const cv::Mat& image, std::span<const Qu
   sides.reserve(boxes.size());
   size_t tall = 0;
   for (const Quad& q : boxes) {
-    const cv::Rect2f e = BoundsOf(q);
-    sides.push_back(std::min(e.width, e.height));
+    const Extent e = ExtentOf(q);
+    sides.push_back(std::min(e.width(), e.height()));
     tall += CropGeometryOf(q).rotated90 ? 1 : 0;
   }
   if (2 * tall >= boxes.size())
@@ -150,17 +150,17 @@ Quad FromTurnedRegion(const Quad& box, const cv::Rect& region, bool clockwise) {
 
 std::vector<Quad> LongestOfOverlapping(std::vector<Quad> boxes) {
   auto length = [](const Quad& q) {
-    const cv::Rect2f e = BoundsOf(q);
-    return std::max(e.width, e.height);
+    const Extent e = ExtentOf(q);
+    return std::max(e.width(), e.height());
   };
   std::stable_sort(boxes.begin(), boxes.end(),
                    [&](const Quad& a, const Quad& b) { return length(a) > length(b); });
   std::vector<Quad> kept;
   for (const Quad& q : boxes) {
-    const cv::Rect2f e = BoundsOf(q);
+    const Extent e = ExtentOf(q);
     const bool overlaps = std::any_of(kept.begin(), kept.end(), [&](const Quad& k) {
-      const cv::Rect2f o = BoundsOf(k);
-      return (e & o).area() >= 0.5f * std::min(e.area(), o.area());
+      const Extent o = ExtentOf(k);
+      return OverlapArea(e, o) >= 0.5f * std::min(e.area(), o.area());
     });
     if (!overlaps)
       kept.push_back(q);
@@ -169,11 +169,11 @@ std::vector<Quad> LongestOfOverlapping(std::vector<Quad> boxes) {
 }
 
 std::vector<size_t> BoxesInside(const Quad& line, std::span<const Quad> boxes) {
-  const cv::Rect2f outer = BoundsOf(line);
+  const Extent outer = ExtentOf(line);
   std::vector<size_t> inside;
   for (size_t i = 0; i < boxes.size(); ++i) {
-    const cv::Rect2f e = BoundsOf(boxes[i]);
-    if (e.area() > 0 && (e & outer).area() >= 0.5f * e.area())
+    const Extent e = ExtentOf(boxes[i]);
+    if (e.area() > 0 && OverlapArea(e, outer) >= 0.5f * e.area())
       inside.push_back(i);
   }
   return inside;

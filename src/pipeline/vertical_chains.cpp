@@ -7,19 +7,6 @@
 namespace ocr::pipeline {
 namespace {
 
-struct Extent {
-  float x0, y0, x1, y1;
-
-  float width() const { return x1 - x0; }
-
-  float height() const { return y1 - y0; }
-};
-
-Extent ExtentOf(const Quad& q) {
-  const cv::Rect2f b = BoundsOf(q);
-  return {b.x, b.y, b.x + b.width, b.y + b.height};
-}
-
 constexpr float kMaxPieceWidth = 1.2f;  // x height
 constexpr float kTallPiece = 1.5f;      // height / width
 constexpr float kMinOverlap = 0.5f;     // of the narrower width

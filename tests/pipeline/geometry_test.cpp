@@ -122,13 +122,20 @@ TEST(GeometryTest, StraightensRotatedLine) {
   EXPECT_GT(cv::mean(crop(cv::Rect(120, 8, 70, 24)))[0], 225);
 }
 
-TEST(GeometryTest, BoundsOfASlantedBoxHoldAllItsCorners) {
+TEST(GeometryTest, ExtentOfASlantedBoxHoldsAllItsCorners) {
   const Quad slanted = {Point{10, 20}, Point{110, 10}, Point{112, 30}, Point{12, 40}};
-  const cv::Rect2f bounds = BoundsOf(slanted);
-  EXPECT_FLOAT_EQ(bounds.x, 10);
-  EXPECT_FLOAT_EQ(bounds.y, 10);
-  EXPECT_FLOAT_EQ(bounds.width, 102);
-  EXPECT_FLOAT_EQ(bounds.height, 30);
+  const Extent e = ExtentOf(slanted);
+  EXPECT_FLOAT_EQ(e.x0, 10);
+  EXPECT_FLOAT_EQ(e.y0, 10);
+  EXPECT_FLOAT_EQ(e.x1, 112);
+  EXPECT_FLOAT_EQ(e.y1, 40);
+  EXPECT_FLOAT_EQ(e.area(), 102 * 30);
+}
+
+TEST(GeometryTest, OverlapAreaIsWhatTwoExtentsShare) {
+  EXPECT_FLOAT_EQ(OverlapArea({0, 0, 10, 10}, {5, 5, 20, 20}), 25);
+  EXPECT_FLOAT_EQ(OverlapArea({0, 0, 10, 10}, {10, 0, 20, 10}), 0);  // touching
+  EXPECT_FLOAT_EQ(OverlapArea({0, 0, 10, 10}, {30, 30, 40, 40}), 0);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "common/utf8.h"
+#include "pipeline/geometry.h"
 
 namespace ocr::document::internal {
 namespace {
@@ -56,16 +57,7 @@ std::vector<PlacedWord> LineWords(const pipeline::TextLine& line) {
 }
 
 PixelBox BoundsOf(const pipeline::Quad& quad, const DocumentPage& page) {
-  float x0 = quad[0].x;
-  float y0 = quad[0].y;
-  float x1 = x0;
-  float y1 = y0;
-  for (const pipeline::Point& p : quad) {
-    x0 = std::min(x0, p.x);
-    y0 = std::min(y0, p.y);
-    x1 = std::max(x1, p.x);
-    y1 = std::max(y1, p.y);
-  }
+  const auto [x0, y0, x1, y1] = pipeline::ExtentOf(quad);
   const auto clamp = [](float v, int hi) {
     if (!std::isfinite(v))
       return 0;

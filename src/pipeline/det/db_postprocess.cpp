@@ -6,6 +6,8 @@
 #include <opencv2/imgproc.hpp>
 #include <polyclipping/clipper.hpp>
 
+#include "pipeline/geometry.h"
+
 namespace ocr::pipeline {
 namespace {
 
@@ -70,17 +72,11 @@ double PolygonPerimeter(const Quad& q) {
 float BoxScoreFast(const cv::Mat& prob, const Quad& box) {
   const int h = prob.rows;
   const int w = prob.cols;
-  float min_x = box[0].x, max_x = box[0].x, min_y = box[0].y, max_y = box[0].y;
-  for (const Point& p : box) {
-    min_x = std::min(min_x, p.x);
-    max_x = std::max(max_x, p.x);
-    min_y = std::min(min_y, p.y);
-    max_y = std::max(max_y, p.y);
-  }
-  const int xmin = std::clamp(static_cast<int>(std::floor(min_x)), 0, w - 1);
-  const int xmax = std::clamp(static_cast<int>(std::ceil(max_x)), 0, w - 1);
-  const int ymin = std::clamp(static_cast<int>(std::floor(min_y)), 0, h - 1);
-  const int ymax = std::clamp(static_cast<int>(std::ceil(max_y)), 0, h - 1);
+  const Extent e = ExtentOf(box);
+  const int xmin = std::clamp(static_cast<int>(std::floor(e.x0)), 0, w - 1);
+  const int xmax = std::clamp(static_cast<int>(std::ceil(e.x1)), 0, w - 1);
+  const int ymin = std::clamp(static_cast<int>(std::floor(e.y0)), 0, h - 1);
+  const int ymax = std::clamp(static_cast<int>(std::ceil(e.y1)), 0, h - 1);
   cv::Mat mask = cv::Mat::zeros(ymax - ymin + 1, xmax - xmin + 1, CV_8UC1);
   std::vector<cv::Point> poly;
   poly.reserve(4);
