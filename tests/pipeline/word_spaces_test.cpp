@@ -10,7 +10,7 @@
 namespace ocr::pipeline {
 namespace {
 
-const std::vector<std::string> kCharset = {"", "a", "b", "中", "（", " ", "&"};
+const std::vector<std::string> kCharset = {"", "a", "b", "中", "（", " ", "&", "1", ".", "_"};
 constexpr int kSpace = 5;
 
 // One recognizer column: `best` at 0.9 unless it is the blank and `space` is given, in which case
@@ -70,12 +70,32 @@ TEST(WordSpacesTest, WeakEvidenceWritesNoSpace) {
   EXPECT_EQ(Spaced({{1}, {0}, {2}, {0}, {0, 0.03f}, {0}, {1}, {0}, {2}}).text, "abab");
 }
 
+TEST(WordSpacesTest, AGapAsWideAsTheLettersGapsIsASpaceWhereTheEvidenceIsThere) {
+  // Small print: "ab ab ab" with every gap one column wide, the word gaps holding the evidence.
+  EXPECT_EQ(Spaced({{1}, {0}, {2}, {0, 0.2f}, {1}, {0}, {2}, {0, 0.2f}, {1}, {0}, {2}}).text,
+            "ab ab ab");
+  // A gap narrower than the line's usual one is not a word gap, whatever the evidence.
+  EXPECT_EQ(
+      Spaced(
+          {{1}, {0}, {0}, {2}, {0, 0.2f}, {1}, {0}, {0}, {2}, {0}, {0, 0.2f}, {1}, {0}, {0}, {2}})
+          .text,
+      "abab ab");
+}
+
 TEST(WordSpacesTest, LetterSpacedTextIsNotCutIntoLetters) {
   // Every gap is as wide as the others and holds some space evidence: no gap stands out.
   EXPECT_EQ(
       Spaced({{1}, {0}, {0, 0.2f}, {0}, {2}, {0}, {0, 0.2f}, {0}, {1}, {0}, {0, 0.2f}, {0}, {2}})
           .text,
       "abab");
+  // There a wider gap still parts two words.
+  EXPECT_EQ(Spaced({{1}, {0, 0.2f}, {2}, {0, 0.2f}, {0}, {1}, {0, 0.2f}, {2}}).text, "ab ab");
+}
+
+TEST(WordSpacesTest, AnUnderscoreJoinsItsNeighbours) {
+  // Evidence beside an underscore and after a full stop: a space only after the full stop.
+  EXPECT_EQ(Spaced({{1}, {0}, {2}, {0, 0.3f}, {9}, {0, 0.3f}, {1}, {0}, {2}}).text, "ab_ab");
+  EXPECT_EQ(Spaced({{7}, {0}, {8}, {0, 0.3f}, {1}, {0}, {2}, {0}, {1}}).text, "1. aba");
 }
 
 TEST(WordSpacesTest, NeverBetweenHanCharactersOrBesideFullWidthPunctuation) {

@@ -45,13 +45,41 @@ int LetterGap(const DecodedText& d, const std::vector<ScriptClass>& classes) {
   return *mid;
 }
 
-// Whether the gap before character k is a word space.
+// Whether the line is letter-spaced ("H a n g Z h o u"): the space class rose in more than half
+// the gaps between its Latin characters, where a line of words has it in one gap a word.
+bool LetterSpaced(const DecodedText& d, const std::vector<ScriptClass>& classes) {
+  int pairs = 0;
+  int with_evidence = 0;
+  for (size_t k = 1; k < classes.size(); ++k) {
+    if (IsLatin(classes[k - 1]) && IsLatin(classes[k])) {
+      ++pairs;
+      with_evidence += d.space_before[k] >= kWordSpaceEvidence ? 1 : 0;
+    }
+  }
+  return 2 * with_evidence > pairs;
+}
+
+// An underscore joins what is on either side ("best_accuracy", "ch_det_mv3"): identifiers are
+// set without spaces, however wide the gap beside it looks.
+bool BesideUnderscore(const DecodedText& d, size_t k) {
+  return CharText(d, k - 1) == "_" || CharText(d, k) == "_";
+}
+
+// Whether the gap before character k is a word space. `letter_gap` is the line's usual gap
+// between letters; `letter_spaced` whether the line is letter-spaced.
 bool IsWordSpace(const DecodedText& d, const std::vector<ScriptClass>& classes, size_t k,
-                 int letter_gap) {
+                 int letter_gap, bool letter_spaced) {
   const ScriptClass a = classes[k - 1];
   const ScriptClass b = classes[k];
-  if (IsLatin(a) && IsLatin(b))
-    return d.space_before[k] >= kWordSpaceEvidence && d.blanks_before[k] > letter_gap;
+  if (IsLatin(a) && IsLatin(b)) {
+    if (d.space_before[k] < kWordSpaceEvidence || BesideUnderscore(d, k))
+      return false;
+    // In small or blurred print a word gap spans no more columns than the gaps inside words
+    // (2 to 3 columns a letter), so a gap as wide as the usual one is a space where the evidence
+    // is there; a narrower one is not. Letter-spaced text has evidence in most gaps, and there
+    // only a gap wider than the usual one parts two words.
+    return letter_spaced ? d.blanks_before[k] > letter_gap : d.blanks_before[k] >= letter_gap;
+  }
   // Mixed lines space Latin words and numbers from the CJK text around them ("使用 Shift 输入");
   // a change of script needs no wider gap to be a word boundary. Not ASCII punctuation, which
   // CJK text also sets tight ("名称&编号", "数量(视情况").
@@ -72,6 +100,7 @@ void InsertWordSpaces(DecodedText& decoded) {
   }
   const std::vector<ScriptClass> classes = Classes(decoded);
   const int letter_gap = LetterGap(decoded, classes);
+  const bool letter_spaced = LetterSpaced(decoded, classes);
   DecodedText out;
   out.confidence = decoded.confidence;
   out.column_width = decoded.column_width;
@@ -95,7 +124,7 @@ void InsertWordSpaces(DecodedText& decoded) {
       last_is_space = true;
       continue;
     }
-    if (!last_is_space && IsWordSpace(decoded, classes, k, letter_gap)) {
+    if (!last_is_space && IsWordSpace(decoded, classes, k, letter_gap, letter_spaced)) {
       append(" ", decoded.columns[k], decoded.space_before[k], 0.0f, 0);
     }
     append(text, decoded.columns[k], decoded.char_confidences[k], decoded.space_before[k],

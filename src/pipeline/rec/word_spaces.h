@@ -20,10 +20,10 @@ inline constexpr float kScriptChangeSpaceEvidence = 0.005f;
 
 // Writes a space between two characters of `decoded` where the space class reached the evidence
 // above in the blank columns between them (DecodedText::space_before) and
-// - both are Latin characters (letters, digits, ASCII punctuation) and those columns are more
-//   than the line's usual gap between two letters (the median over its neighbouring Latin
-//   characters): letter-spaced text (a ticket's "H a n g Z h o u") has wide gaps and some space
-//   evidence in many of them, and a word gap is wider than the gaps inside words; or
+// - both are Latin characters (letters, digits, ASCII punctuation other than an underscore) and
+//   those columns are at least the line's usual gap between two letters (the median over its
+//   neighbouring Latin characters), or more than it where the line is letter-spaced (a ticket's
+//   "H a n g Z h o u": evidence in more than half its gaps); or
 // - one is a Latin letter or digit and the other a Han, Kana or Hangul character.
 // Never between two CJK characters or beside full-width punctuation. Then removes doubled spaces
 // and spaces at either end. The per-character vectors follow the text, so word boxes follow the
