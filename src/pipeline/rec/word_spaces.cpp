@@ -30,33 +30,29 @@ std::vector<ScriptClass> Classes(const DecodedText& d) {
   return classes;
 }
 
-// The blank columns that usually part two letters of this line: the median gap between
-// neighbouring Latin characters; -1 when the line has no such pair.
-int LetterGap(const DecodedText& d, const std::vector<ScriptClass>& classes) {
-  std::vector<int> gaps;
-  for (size_t k = 1; k < classes.size(); ++k) {
-    if (IsLatin(classes[k - 1]) && IsLatin(classes[k]))
-      gaps.push_back(d.blanks_before[k]);
-  }
-  if (gaps.empty())
-    return -1;
-  auto mid = gaps.begin() + static_cast<std::ptrdiff_t>(gaps.size() / 2);
-  std::nth_element(gaps.begin(), mid, gaps.end());
-  return *mid;
-}
+// How the line spaces its Latin characters, from the gaps between neighbouring ones.
+struct LatinSpacing {
+  // The median gap in blank columns; -1 when the line has no such pair.
+  int letter_gap = -1;
+  // The space class rose in more than half the gaps ("H a n g Z h o u"), where a line of words
+  // has it in one gap a word.
+  bool letter_spaced = false;
+};
 
-// Whether the line is letter-spaced ("H a n g Z h o u"): the space class rose in more than half
-// the gaps between its Latin characters, where a line of words has it in one gap a word.
-bool LetterSpaced(const DecodedText& d, const std::vector<ScriptClass>& classes) {
-  int pairs = 0;
+LatinSpacing SpacingOf(const DecodedText& d, const std::vector<ScriptClass>& classes) {
+  std::vector<int> gaps;
   int with_evidence = 0;
   for (size_t k = 1; k < classes.size(); ++k) {
     if (IsLatin(classes[k - 1]) && IsLatin(classes[k])) {
-      ++pairs;
+      gaps.push_back(d.blanks_before[k]);
       with_evidence += d.space_before[k] >= kWordSpaceEvidence ? 1 : 0;
     }
   }
-  return 2 * with_evidence > pairs;
+  if (gaps.empty())
+    return {};
+  auto mid = gaps.begin() + static_cast<std::ptrdiff_t>(gaps.size() / 2);
+  std::nth_element(gaps.begin(), mid, gaps.end());
+  return {*mid, 2 * static_cast<size_t>(with_evidence) > gaps.size()};
 }
 
 // An underscore joins what is on either side ("best_accuracy", "ch_det_mv3"): identifiers are
@@ -65,10 +61,9 @@ bool BesideUnderscore(const DecodedText& d, size_t k) {
   return CharText(d, k - 1) == "_" || CharText(d, k) == "_";
 }
 
-// Whether the gap before character k is a word space. `letter_gap` is the line's usual gap
-// between letters; `letter_spaced` whether the line is letter-spaced.
+// Whether the gap before character k is a word space.
 bool IsWordSpace(const DecodedText& d, const std::vector<ScriptClass>& classes, size_t k,
-                 int letter_gap, bool letter_spaced) {
+                 const LatinSpacing& spacing) {
   const ScriptClass a = classes[k - 1];
   const ScriptClass b = classes[k];
   if (IsLatin(a) && IsLatin(b)) {
@@ -78,7 +73,8 @@ bool IsWordSpace(const DecodedText& d, const std::vector<ScriptClass>& classes, 
     // (2 to 3 columns a letter), so a gap as wide as the usual one is a space where the evidence
     // is there; a narrower one is not. Letter-spaced text has evidence in most gaps, and there
     // only a gap wider than the usual one parts two words.
-    return letter_spaced ? d.blanks_before[k] > letter_gap : d.blanks_before[k] >= letter_gap;
+    return spacing.letter_spaced ? d.blanks_before[k] > spacing.letter_gap
+                                 : d.blanks_before[k] >= spacing.letter_gap;
   }
   // Mixed lines space Latin words and numbers from the CJK text around them ("使用 Shift 输入");
   // a change of script needs no wider gap to be a word boundary. Not ASCII punctuation, which
@@ -99,8 +95,7 @@ void InsertWordSpaces(DecodedText& decoded) {
     return;  // not from CtcGreedyDecode: nothing to go by
   }
   const std::vector<ScriptClass> classes = Classes(decoded);
-  const int letter_gap = LetterGap(decoded, classes);
-  const bool letter_spaced = LetterSpaced(decoded, classes);
+  const LatinSpacing spacing = SpacingOf(decoded, classes);
   DecodedText out;
   out.confidence = decoded.confidence;
   out.column_width = decoded.column_width;
@@ -124,7 +119,7 @@ void InsertWordSpaces(DecodedText& decoded) {
       last_is_space = true;
       continue;
     }
-    if (!last_is_space && IsWordSpace(decoded, classes, k, letter_gap, letter_spaced)) {
+    if (!last_is_space && IsWordSpace(decoded, classes, k, spacing)) {
       append(" ", decoded.columns[k], decoded.space_before[k], 0.0f, 0);
     }
     append(text, decoded.columns[k], decoded.char_confidences[k], decoded.space_before[k],
