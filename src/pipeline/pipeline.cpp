@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <utility>
 
 #include <opencv2/imgproc.hpp>
 
 #include "common/check.h"
 #include "common/clock.h"
 #include "pipeline/geometry.h"
+#include "pipeline/rec/second_reading.h"
 #include "pipeline/rec/word_spaces.h"
 #include "pipeline/turned_lines.h"
 #include "pipeline/vertical_chains.h"
@@ -102,6 +104,21 @@ Result<OcrResult> Pipeline::Run(const cv::Mat& image, const OcrOptions& options,
   }
   OCR_ASSIGN_OR_RETURN(std::vector<DecodedText> texts,
                        recognizer_.Recognize(crops, options.rec, times, batches, stop));
+  const std::vector<size_t> again = options.read_unsure_lines_again
+                                        ? LinesToReadAgain(crops, texts, options.drop_score)
+                                        : std::vector<size_t>{};
+  if (!again.empty()) {
+    std::vector<cv::Mat> widened;
+    widened.reserve(again.size());
+    for (size_t i : again)
+      widened.push_back(Widened(crops[i]));
+    OCR_ASSIGN_OR_RETURN(std::vector<DecodedText> second,
+                         recognizer_.Recognize(widened, options.rec, times, batches, stop));
+    for (size_t k = 0; k < again.size(); ++k) {
+      const size_t i = again[k];
+      KeepTheSurer(texts[i], std::move(second[k]), crops[i].cols, widened[k].cols);
+    }
+  }
   if (options.text_normalization) {
     for (DecodedText& text : texts)
       InsertWordSpaces(text);

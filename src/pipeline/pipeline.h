@@ -35,6 +35,9 @@ struct OcrOptions {
   // Detect again, turned upright, columns of ink shaped like a turned line that no horizontal
   // box covers (turned_lines.h).
   bool find_turned_lines = true;
+  // Read small lines the recognizer is unsure of again, wider, and keep the surer reading
+  // (rec/second_reading.h).
+  bool read_unsure_lines_again = true;
 
   // The reference pipeline's reading, which its outputs are reproduced with line for line (the
   // parity test): one detection pass at 960 px of the input as it is, each line's direction on
@@ -48,6 +51,7 @@ struct OcrOptions {
     o.text_normalization = false;
     o.join_vertical_pieces = false;
     o.find_turned_lines = false;
+    o.read_unsure_lines_again = false;
     return o;
   }
 };
