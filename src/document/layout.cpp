@@ -24,6 +24,7 @@
 #include "document/internal/coordinates.h"
 #include "document/internal/paragraphs.h"
 #include "document/rulings.h"
+#include "document/shading.h"
 #include "document/tables.h"
 
 namespace ocr::document {
@@ -161,12 +162,13 @@ void SetExtent(Block& block, std::span<const TextLine> lines, const cv::Matx23d&
   }
 }
 
-// The tables among `geoms` (in the analysis frame), with the rulings of the page image turned
-// into that frame when `turned`.
+// The tables among `geoms` (in the analysis frame), with the rulings and shaded bands of the page
+// image turned into that frame when `turned`.
 std::vector<Table> PageTables(const std::vector<LineGeom>& geoms,
                               const std::vector<std::string>& texts, const PageImage& page_image,
                               const cv::Matx23d& to_frame, bool turned, float h) {
   std::vector<Ruling> rulings;
+  std::vector<Band> bands;
   cv::Mat image = page_image ? page_image() : cv::Mat();
   if (!image.empty()) {
     if (turned) {
@@ -176,8 +178,9 @@ std::vector<Table> PageTables(const std::vector<LineGeom>& geoms,
       image = straight;
     }
     rulings = FindRulings(image, h);
+    bands = FindBands(image, h);
   }
-  return FindTables(geoms, texts, rulings, h);
+  return FindTables(geoms, texts, rulings, bands, h);
 }
 
 }  // namespace

@@ -10,6 +10,8 @@
 
 #include <opencv2/imgproc.hpp>
 
+#include "document/internal/page_gray.h"
+
 namespace ocr::document {
 namespace {
 
@@ -121,14 +123,7 @@ std::vector<Ruling> FindRulings(const cv::Mat& page, float text_height) {
   if (page.empty() || page.depth() != CV_8U || !(text_height >= 1.0F)) {
     return {};
   }
-  cv::Mat gray;
-  if (page.channels() == 3) {
-    cv::cvtColor(page, gray, cv::COLOR_BGR2GRAY);
-  } else if (page.channels() == 4) {
-    cv::cvtColor(page, gray, cv::COLOR_BGRA2GRAY);
-  } else {
-    gray = page;
-  }
+  cv::Mat gray = internal::PageGray(page);
   // Ink is what is darker than the paper around it: the paper's brightness is the brightest
   // value nearby (a window wider than any stroke). A local mean would not do: in a dense cell
   // the text darkens the mean, and a light rule beside it drops out.

@@ -12,6 +12,7 @@
 
 #include "document/line_geometry.h"
 #include "document/rulings.h"
+#include "document/shading.h"
 
 namespace ocr::document {
 
@@ -40,9 +41,10 @@ struct Table {
 };
 
 // The tables among `lines` (their LineGeoms; `texts` indexed by LineGeom::index), given the
-// page's `rulings` in the same frame and the median line height `h`. Each line belongs to at most
-// one table; tables are in no particular order.
+// page's `rulings` and shaded `bands` in the same frame and the median line height `h`. Each line
+// belongs to at most one table; tables are in no particular order.
 std::vector<Table> FindTables(std::span<const LineGeom> lines, std::span<const std::string> texts,
-                              std::span<const Ruling> rulings, float h);
+                              std::span<const Ruling> rulings, std::span<const Band> bands,
+                              float h);
 
 }  // namespace ocr::document

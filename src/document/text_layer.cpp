@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
+#include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -74,13 +77,16 @@ struct LineBuilder {
 };
 
 // Whether `w` continues `line`: same rotation, overlapping rows, and a gap along the line that is
-// a word space (with a space in the layer before `w`) or closer than a cell gap (without).
-bool Continues(const LineBuilder& line, const pdf::Word& w, const Box& wb) {
+// a word space (with a space in the layer before `w`) or closer than a cell gap (without). Gaps
+// are measured in the words' height, at most `typical_height` (the page's median word height): a
+// font whose boxes are much taller than its letters (a bold header face with tall metrics) must
+// not widen them into cell gaps, and a title's word spaces stay far below it.
+bool Continues(const LineBuilder& line, const pdf::Word& w, const Box& wb, double typical_height) {
   if (w.rotation != line.rotation)
     return false;
   const Span l = line.Frame();
   const Span s = ToReadingFrame(wb, w.rotation);
-  const double line_height = std::max(l.hi - l.lo, s.hi - s.lo);
+  const double line_height = std::min(std::max(l.hi - l.lo, s.hi - s.lo), typical_height);
   const double overlap = std::min(l.hi, s.hi) - std::max(l.lo, s.lo);
   if (overlap < kMinRowOverlap * std::min(l.hi - l.lo, s.hi - s.lo))
     return false;
@@ -128,6 +134,19 @@ bool IsGarbage(char32_t cp) {
 }  // namespace
 
 std::vector<pipeline::TextLine> GroupIntoLines(std::span<const pdf::Word> words) {
+  std::vector<double> heights;
+  for (const pdf::Word& w : words) {
+    const double height = (w.rotation % 2 == 0) ? std::abs(w.y1 - w.y0) : std::abs(w.x1 - w.x0);
+    if (!w.text.empty() && height > 0)
+      heights.push_back(height);
+  }
+  double typical_height = std::numeric_limits<double>::infinity();
+  if (!heights.empty()) {
+    std::nth_element(heights.begin(),
+                     heights.begin() + static_cast<std::ptrdiff_t>(heights.size() / 2),
+                     heights.end());
+    typical_height = heights[heights.size() / 2];
+  }
   std::vector<pipeline::TextLine> lines;
   std::optional<LineBuilder> line;
   for (const pdf::Word& w : words) {
@@ -138,7 +157,7 @@ std::vector<pipeline::TextLine> GroupIntoLines(std::span<const pdf::Word> words)
     const int rotation = ((w.rotation % 4) + 4) % 4;
     pdf::Word word = w;
     word.rotation = rotation;
-    if (line && Continues(*line, word, wb)) {
+    if (line && Continues(*line, word, wb, typical_height)) {
       const Span s = ToReadingFrame(wb, rotation);
       const Span l = line->Frame();
       const double line_height = std::max(l.hi - l.lo, s.hi - s.lo);

@@ -1,6 +1,7 @@
 // Tests for document/rulings and document/tables through AnalyzeLayout: rulings found in drawn
 // pages, ruled and unruled tables from hand-placed boxes, what must stay paragraphs, and the exact
 // Markdown and HTML of tables and lists. Cell text lines are 20 px tall.
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 #include <string>
@@ -13,6 +14,7 @@
 #include "document/layout.h"
 #include "document/render.h"
 #include "document/rulings.h"
+#include "document/shading.h"
 #include "support/hand_lines.h"
 
 namespace ocr::document {
@@ -100,6 +102,38 @@ TEST(RulingsTest, FindsTheRulesOfAGridAndNothingInText) {
 
   EXPECT_TRUE(FindRulings(cv::Mat(), 20.0F).empty());
   EXPECT_TRUE(FindRulings(page, 0.0F).empty());
+}
+
+TEST(ShadingTest, FindsZebraStripesAndADarkHeaderRowButNoText) {
+  cv::Mat page = WhitePage(800, 400);
+  // A dark header row with light text in it, and two light grey stripes (#e6e6e6).
+  cv::rectangle(page, cv::Point(40, 60), cv::Point(720, 99), cv::Scalar(50, 50, 50), cv::FILLED);
+  for (int x = 60; x < 650; x += 9) {
+    cv::rectangle(page, cv::Point(x, 72), cv::Point(x + 4, 88), cv::Scalar(250, 250, 250),
+                  cv::FILLED);
+  }
+  for (int y : {140, 220}) {
+    cv::rectangle(page, cv::Point(40, y), cv::Point(720, y + 39), cv::Scalar(230, 230, 230),
+                  cv::FILLED);
+  }
+  // Text on the stripes and on the paper; none of it is a band.
+  DrawText(page, {Line("on a stripe", 60, 150, 300, 170), Line("on the paper", 60, 190, 400, 210),
+                  Line("below the table", 60, 320, 700, 340)});
+  std::vector<Band> bands = FindBands(page, 20.0F);
+  ASSERT_THAT(bands, SizeIs(3));
+  std::sort(bands.begin(), bands.end(), [](const Band& a, const Band& b) { return a.top < b.top; });
+  const std::vector<float> tops = {60, 140, 220};
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_NEAR(bands[i].top, tops[i], 3) << i;
+    EXPECT_NEAR(bands[i].bottom, tops[i] + 40, 3) << i;
+    EXPECT_NEAR(bands[i].left, 40, 3) << i;
+    EXPECT_NEAR(bands[i].right, 721, 3) << i;
+  }
+  EXPECT_LT(bands[0].fill, 128);
+  EXPECT_GT(bands[1].fill, 200);
+
+  EXPECT_TRUE(FindBands(cv::Mat(), 20.0F).empty());
+  EXPECT_TRUE(FindBands(WhitePage(800, 400), 20.0F).empty());
 }
 
 // A ruled 3 x 3 grid whose first row's two right cells are one (no rule between them): a header
@@ -214,6 +248,167 @@ TEST(TablesTest, WrappedCellStaysOneRow) {
   EXPECT_EQ(figs.col, 0);
   EXPECT_EQ(figs.rows, (TextRows{{16}, {20}}));
   EXPECT_THAT(FormatHtml(lines), ::testing::HasSubstr("<td>Figs<br>dried</td>"));
+}
+
+// Four columns of rows `pitch` apart from `top`: Name, Qty, Price, City (the header first).
+std::vector<TextLine> SpacedTable(float top, float pitch, int rows) {
+  std::vector<TextLine> lines;
+  for (int r = 0; r < rows; ++r) {
+    const float y = top + pitch * static_cast<float>(r);
+    const std::string n = std::to_string(r);
+    lines.push_back(Line(r == 0 ? "Name" : "Item " + n, 50, y, 150, y + 20));
+    lines.push_back(Line(r == 0 ? "Qty" : "1" + n, 320, y, 350, y + 20));
+    lines.push_back(Line(r == 0 ? "Price" : n + ".50", 470, y, 520, y + 20));
+    lines.push_back(Line(r == 0 ? "City" : "Oslo", 650, y, 700, y + 20));
+  }
+  return lines;
+}
+
+// Rows shaded alternately (zebra stripes, no rules): the stripes divide the rows, so a cell whose
+// second line sits further below it than a wrapped line usually does stays one row, while the
+// unshaded header over the unshaded first row stays two.
+TEST(TablesTest, ZebraStripesKeepAWrappedCellInItsRow) {
+  std::vector<TextLine> lines = SpacedTable(100, 40, 5);
+  for (TextLine& line : lines) {
+    if (line.box[0].y >= 180) {  // the rows under the first make room for its second line
+      for (Point& p : line.box) {
+        p.y += 30;
+      }
+    }
+  }
+  lines.push_back(Line("in two lines", 50, 170, 150, 190));  // 10 px (0.5 h) under "Item 1"
+  cv::Mat page = WhitePage(800, 400);
+  for (int y : {200, 280}) {  // behind the second and fourth body rows
+    cv::rectangle(page, cv::Point(40, y), cv::Point(720, y + 39), cv::Scalar(230, 230, 230),
+                  cv::FILLED);
+  }
+  DrawText(page, lines);
+  const std::vector<Block> blocks = Layout(lines, page);
+  const Block* table = OnlyTable(blocks);
+  ASSERT_NE(table, nullptr);
+  EXPECT_EQ(table->table.row_count, 5);
+  EXPECT_EQ(table->table.col_count, 4);
+  EXPECT_EQ(table->table.cells[4].rows, (TextRows{{4}, {20}}));  // "Item 1", "in two lines"
+}
+
+// Rules under every row and none between the columns: the rules divide the rows.
+TEST(TablesTest, RulesUnderEveryRowKeepAWrappedCellInItsRow) {
+  std::vector<TextLine> lines = SpacedTable(100, 40, 4);
+  for (TextLine& line : lines) {
+    if (line.box[0].y >= 180) {
+      for (Point& p : line.box) {
+        p.y += 30;
+      }
+    }
+  }
+  lines.push_back(Line("wrapped", 50, 170, 140, 190));  // under "Item 1"
+  cv::Mat page = WhitePage(800, 400);
+  for (int y : {130, 200, 240, 280}) {
+    cv::line(page, {40, y}, {720, y}, cv::Scalar(60, 60, 60), 1);
+  }
+  DrawText(page, lines);
+  const std::vector<Block> blocks = Layout(lines, page);
+  const Block* table = OnlyTable(blocks);
+  ASSERT_NE(table, nullptr);
+  EXPECT_EQ(table->table.row_count, 4);
+  EXPECT_EQ(table->table.cells[4].rows, (TextRows{{4}, {16}}));
+}
+
+// Rows more than a line apart (wide padding, or the tight boxes of a PDF's text layer) are one
+// table when they line up cell for cell.
+TEST(TablesTest, LooselySetRowsThatLineUpAreOneTable) {
+  const std::vector<TextLine> lines = SpacedTable(100, 64, 5);  // 44 px (2.2 h) between rows
+  const std::vector<Block> blocks = AnalyzeLayout(lines);
+  const Block* table = OnlyTable(blocks);
+  ASSERT_NE(table, nullptr);
+  EXPECT_EQ(table->table.row_count, 5);
+  EXPECT_EQ(table->table.col_count, 4);
+}
+
+// A paragraph between two tables ends the first: two tables, the paragraph in neither.
+TEST(TablesTest, AParagraphBetweenTwoTablesSeparatesThem) {
+  std::vector<TextLine> lines = SpacedTable(100, 36, 4);
+  lines.push_back(Line("A paragraph that runs across the width of the page", 50, 250, 700, 270));
+  for (int r = 0; r < 4; ++r) {
+    const float y = 286.0F + 36.0F * static_cast<float>(r);
+    lines.push_back(Line("Code " + std::to_string(r), 50, y, 130, y + 20));
+    lines.push_back(Line("Region", 240, y, 320, y + 20));
+    lines.push_back(Line("20" + std::to_string(r), 560, y, 600, y + 20));
+  }
+  std::vector<const Block*> tables;
+  const std::vector<Block> blocks = AnalyzeLayout(lines);
+  for (const Block& b : blocks) {
+    if (b.type == BlockType::kTable) {
+      tables.push_back(&b);
+    }
+  }
+  ASSERT_THAT(tables, SizeIs(2));
+  EXPECT_EQ(tables[0]->table.col_count, 4);
+  EXPECT_EQ(tables[1]->table.col_count, 3);
+  for (const Block* t : tables) {
+    EXPECT_EQ(t->table.row_count, 4);
+    EXPECT_THAT(t->table.lines, ::testing::Not(::testing::Contains(16)));
+  }
+}
+
+// A text column beside a table keeps its own leading: it is no column of the table.
+TEST(TablesTest, ProseBesideATableIsNoColumnOfIt) {
+  std::vector<TextLine> lines;
+  for (int r = 0; r < 8; ++r) {
+    const float y = 100.0F + 26.0F * static_cast<float>(r);
+    lines.push_back(Line("words of a running text beside the table", 50, y, 650, y + 20));
+  }
+  for (int r = 0; r < 5; ++r) {
+    const float y = 100.0F + 40.0F * static_cast<float>(r);
+    lines.push_back(Line(r == 0 ? "Name" : "Ann", 720, y, 780, y + 20));
+    lines.push_back(Line(r == 0 ? "Qty" : "12", 830, y, 880, y + 20));
+    lines.push_back(Line(r == 0 ? "Date" : "2024-05-0" + std::to_string(r), 930, y, 1030, y + 20));
+  }
+  const std::vector<Block> blocks = AnalyzeLayout(lines);
+  const Block* table = OnlyTable(blocks);
+  ASSERT_NE(table, nullptr);
+  EXPECT_EQ(table->table.row_count, 5);
+  EXPECT_EQ(table->table.col_count, 3);
+  for (std::size_t index : table->table.lines) {
+    EXPECT_GE(index, 8U);
+  }
+}
+
+// A grid under a dark header row: the header's rules are hidden under its fill and its light
+// letters are no rules, so the header keeps the grid's three columns.
+TEST(TablesTest, DarkHeaderRowOverAGrid) {
+  cv::Mat page = WhitePage(700, 300);
+  cv::rectangle(page, cv::Point(50, 100), cv::Point(650, 140), cv::Scalar(50, 50, 50), cv::FILLED);
+  for (int y : {140, 180, 220}) {
+    cv::line(page, {50, y}, {650, y}, cv::Scalar(0, 0, 0), 1);
+  }
+  for (int x : {50, 250, 450, 650}) {
+    cv::line(page, {x, 140}, {x, 220}, cv::Scalar(0, 0, 0), 1);
+  }
+  const std::vector<TextLine> header = {Line("Item", 60, 110, 120, 130),
+                                        Line("Qty", 260, 110, 300, 130),
+                                        Line("Price", 460, 110, 520, 130)};
+  for (const TextLine& line : header) {  // light letters
+    for (float x = line.box[0].x + 2; x + 6 < line.box[2].x; x += 9) {
+      cv::rectangle(page, cv::Point2f(x, 112), cv::Point2f(x + 4, 128), cv::Scalar(250, 250, 250),
+                    cv::FILLED);
+    }
+  }
+  std::vector<TextLine> lines = header;
+  for (int r = 0; r < 2; ++r) {
+    const float y = 150.0F + 40.0F * static_cast<float>(r);
+    lines.push_back(Line(r == 0 ? "Apples" : "Pears", 60, y, 150, y + 20));
+    lines.push_back(Line("1" + std::to_string(r), 260, y, 290, y + 20));
+    lines.push_back(Line(std::to_string(r) + ".50", 460, y, 510, y + 20));
+  }
+  DrawText(page, {lines.begin() + 3, lines.end()});
+  const std::vector<Block> blocks = Layout(lines, page);
+  const Block* table = OnlyTable(blocks);
+  ASSERT_NE(table, nullptr);
+  EXPECT_EQ(table->table.row_count, 3);
+  EXPECT_EQ(table->table.col_count, 3);
+  ASSERT_THAT(table->table.cells, SizeIs(9));
+  EXPECT_EQ(table->table.cells[1].rows, (TextRows{{1}}));  // "Qty" alone
 }
 
 TEST(TablesTest, TwoColumnFormAndProseColumnsStayParagraphs) {

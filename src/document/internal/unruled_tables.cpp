@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <iterator>
 #include <optional>
 #include <span>
 #include <string>
@@ -25,8 +26,15 @@ namespace {
 constexpr float kCellGap = 0.8F;
 
 // Rows of one unruled table are at most this far apart (the padding of a loose table is about
-// 1 h); a larger gap ends the table.
+// 1 h); a larger gap ends the table unless its rows line up (below).
 constexpr float kMaxRowGap = 1.6F;
+
+// Rows of a loosely set table (wide padding, or the tight boxes of a PDF's text layer) are up to
+// this far apart, when both rows hold cells and line up with each other in at least
+// kMinAlignedCells places: prose and headings around a table hold no cells, and a second table
+// does not line up with the first.
+constexpr float kMaxLooseRowGap = 3.0F;
+constexpr int kMinAlignedCells = 2;
 
 // Rows with a single box may sit between rows of cells (the second and third lines of a wrapped
 // cell, a heading row inside the table); more of them in a row than this end the table.
@@ -51,6 +59,21 @@ constexpr float kMinFilledCells = 0.5F;
 // newspaper page, a dense two- or three-column listing), not a table. Table cells hold a number,
 // a name or a code (2-6 h); a column of prose is 15 h or more.
 constexpr float kMaxMedianCellWidth = 8.0F;
+
+// Rules and band edges across at least this fraction of a table's width divide its rows (a
+// cmidrule under a group heading does not).
+constexpr float kRowRuleWidth = 0.6F;
+
+// A rule or band edge divides two text rows when it lies in the gap between them, give or take
+// this much (a band's edge sits in the padding, a rule near the middle of it).
+constexpr float kSeparatorSlack = 0.3F;
+
+// An outer column of the candidate rows whose median line is this wide is a column of prose the
+// table sits beside, not a column of cells, unless it starts its lines in the rows of the cells
+// beside it (a column of wrapped remarks). Also: a single line this wide is prose, which ends a
+// run of table rows (a paragraph between two tables).
+constexpr float kMinProseWidth = 15.0F;
+constexpr float kMinSharedRows = 0.75F;
 
 // Whether two boxes of a row (sorted left to right) are apart like cells.
 bool HasCellGap(const std::vector<LineGeom>& row, float h) {
@@ -89,16 +112,153 @@ float BottomOf(const std::vector<LineGeom>& row) {
   return bottom;
 }
 
+// Row boundaries from `separators` (y positions of rules and band edges inside the table), when
+// they divide at least two and at least half of the gaps between the text rows of `lines`: a
+// boundary at each dividing separator. A gap they leave open joins its two text rows when one of
+// them leaves some of the `xs` columns empty (the lines of wrapped cells, set top, middle or
+// bottom in their row) and it is no wider than the divided gaps; two full text rows stay two
+// rows (a zebra table's unshaded header over its unshaded first row). Empty when the separators
+// are no such evidence (a booktabs table's one header rule, a shaded header row alone).
+std::vector<float> SeparatedRowBounds(const std::vector<LineGeom>& lines,
+                                      const std::vector<float>& xs, std::vector<float> separators,
+                                      float top, float bottom, float h) {
+  const std::vector<std::vector<LineGeom>> rows = GroupRows(lines);
+  if (rows.size() < 3 || separators.size() < 2) {
+    return {};
+  }
+  std::sort(separators.begin(), separators.end());
+  std::vector<std::optional<float>> dividing(rows.size() - 1);
+  std::vector<float> divided_gaps;
+  for (std::size_t i = 0; i + 1 < rows.size(); ++i) {
+    const float gap_top = BottomOf(rows[i]) - kSeparatorSlack * h;
+    const float gap_bottom = TopOf(rows[i + 1]) + kSeparatorSlack * h;
+    const auto it = std::lower_bound(separators.begin(), separators.end(), gap_top);
+    if (it != separators.end() && *it <= gap_bottom) {
+      dividing[i] = *it;
+      divided_gaps.push_back(TopOf(rows[i + 1]) - BottomOf(rows[i]));
+    }
+  }
+  if (divided_gaps.size() < 2 || 2 * divided_gaps.size() < dividing.size()) {
+    return {};
+  }
+  const float row_gap = *std::max_element(divided_gaps.begin(), divided_gaps.end());
+  const std::size_t columns = xs.size() - 1;
+  const auto full = [&](const std::vector<LineGeom>& row) {
+    std::vector<bool> used(columns, false);
+    for (const LineGeom& g : row) {
+      used[static_cast<std::size_t>(IntervalOf(xs, g.CenterX()))] = true;
+    }
+    return std::all_of(used.begin(), used.end(), [](bool u) { return u; });
+  };
+  std::vector<float> ys = {top};
+  for (std::size_t i = 0; i + 1 < rows.size(); ++i) {
+    const float gap = TopOf(rows[i + 1]) - BottomOf(rows[i]);
+    if (dividing[i]) {
+      ys.push_back(*dividing[i]);
+    } else if (gap > row_gap || (full(rows[i]) && full(rows[i + 1]))) {
+      ys.push_back((BottomOf(rows[i]) + TopOf(rows[i + 1])) / 2);
+    }
+  }
+  ys.push_back(bottom);
+  return ys;
+}
+
+// Whether rows `a` and `b`, both holding cells, line up like rows of one table.
+bool LinedUp(const std::vector<LineGeom>& a, const std::vector<LineGeom>& b, float h) {
+  if (!HasCellGap(a, h) || !HasCellGap(b, h)) {
+    return false;
+  }
+  int aligned = 0;
+  for (const LineGeom& g : b) {
+    aligned += std::any_of(a.begin(), a.end(), [&](const LineGeom& o) { return Aligned(o, g, h); })
+                   ? 1
+                   : 0;
+  }
+  return aligned >= kMinAlignedCells;
+}
+
+// Whether row `j` may continue the run that holds row `j - 1`: close to it, or loosely set and
+// lined up with the run's last row of cells `cells`, and not a line of prose: one line as wide as
+// prose over several of those cells (a wrapped cell's next line stays over its own cell).
+bool Continues(const std::vector<std::vector<LineGeom>>& rows, std::size_t j, std::size_t cells,
+               float h) {
+  if (rows[j].size() == 1) {
+    const LineGeom& line = rows[j].front();
+    const auto over = std::count_if(rows[cells].begin(), rows[cells].end(), [&](const LineGeom& g) {
+      return g.left < line.right && g.right > line.left;
+    });
+    if (line.right - line.left > kMinProseWidth * h && over >= 2) {
+      return false;
+    }
+  }
+  const float gap = TopOf(rows[j]) - BottomOf(rows[j - 1]);
+  return gap <= kMaxRowGap * h || (gap <= kMaxLooseRowGap * h && LinedUp(rows[cells], rows[j], h));
+}
+
+float MedianWidth(const std::vector<LineGeom>& lines) {
+  std::vector<float> widths;
+  widths.reserve(lines.size());
+  for (const LineGeom& g : lines) {
+    widths.push_back(g.right - g.left);
+  }
+  if (widths.empty()) {
+    return 0;
+  }
+  const auto middle = widths.begin() + static_cast<std::ptrdiff_t>(widths.size() / 2);
+  std::nth_element(widths.begin(), middle, widths.end());
+  return *middle;
+}
+
+// `lines` without the prose beside them: the lines left of the first gutter, or right of the
+// last, when their median is as wide as prose and they start a line in fewer than
+// kMinSharedRows of the rows of cells on the other side (a text column keeps its own leading and
+// meets those rows by chance; a column of wrapped cells starts a line in each of them).
+std::vector<LineGeom> WithoutProseBeside(std::vector<LineGeom> lines, std::size_t allowed,
+                                         float h) {
+  const Box box = Bounds(lines);
+  const std::vector<float> gutters = Gutters(lines, box.left, box.right, allowed, h);
+  if (gutters.empty()) {
+    return lines;
+  }
+  for (const bool left : {true, false}) {
+    const float cut = left ? gutters.front() : gutters.back();
+    const auto beside = [&](const LineGeom& g) { return (g.CenterX() < cut) == left; };
+    std::vector<LineGeom> side;
+    std::copy_if(lines.begin(), lines.end(), std::back_inserter(side), beside);
+    if (side.empty() || side.size() == lines.size() || MedianWidth(side) <= kMinProseWidth * h) {
+      continue;
+    }
+    int rows_of_cells = 0;
+    int shared = 0;
+    for (const std::vector<LineGeom>& row : GroupRows(lines)) {
+      const auto n = static_cast<std::size_t>(std::count_if(row.begin(), row.end(), beside));
+      if (n < row.size()) {
+        ++rows_of_cells;
+        shared += n > 0 ? 1 : 0;
+      }
+    }
+    if (static_cast<float>(shared) < kMinSharedRows * static_cast<float>(rows_of_cells)) {
+      std::erase_if(lines, beside);
+    }
+  }
+  return lines;
+}
+
 }  // namespace
 
 std::optional<Table> UnruledTable(const std::vector<std::vector<LineGeom>>& rows,
                                   std::span<const std::string> texts,
                                   const std::vector<Ruling>& horizontal,
-                                  const std::vector<Ruling>& vertical, float h) {
+                                  const std::vector<Ruling>& vertical,
+                                  const std::vector<Ruling>& band_edges, float h) {
   std::vector<LineGeom> lines;
   for (const std::vector<LineGeom>& row : rows) {
     lines.insert(lines.end(), row.begin(), row.end());
   }
+  lines = WithoutProseBeside(
+      std::move(lines),
+      static_cast<std::size_t>(kMaxCrossingRows * static_cast<float>(rows.size())), h);
+  const std::size_t row_count = GroupRows(lines).size();
   const Box box = Bounds(lines);
   const float touch = kTouch * h + 2.0F;
   // Rules as wide as the table bound it (booktabs): with them, two columns are a table too.
@@ -109,7 +269,7 @@ std::optional<Table> UnruledTable(const std::vector<std::vector<LineGeom>>& rows
       ++bounding_rules;
     }
   }
-  const auto allowed = static_cast<std::size_t>(kMaxCrossingRows * static_cast<float>(rows.size()));
+  const auto allowed = static_cast<std::size_t>(kMaxCrossingRows * static_cast<float>(row_count));
   std::vector<float> xs = Gutters(lines, box.left, box.right, allowed, h);
   for (const Ruling& r : vertical) {
     if (r.x0 > box.left + touch && r.x0 < box.right - touch && r.y0 <= box.top + h &&
@@ -124,19 +284,25 @@ std::optional<Table> UnruledTable(const std::vector<std::vector<LineGeom>>& rows
   if (columns < (bounding_rules >= 2 ? 2 : kMinUnruledColumns)) {
     return std::nullopt;
   }
-  std::vector<float> widths;
-  widths.reserve(lines.size());
-  for (const LineGeom& g : lines) {
-    widths.push_back(g.right - g.left);
-  }
-  const auto middle = widths.begin() + static_cast<std::ptrdiff_t>(widths.size() / 2);
-  std::nth_element(widths.begin(), middle, widths.end());
-  if (*middle > kMaxMedianCellWidth * h) {
+  if (MedianWidth(lines) > kMaxMedianCellWidth * h) {
     return std::nullopt;
+  }
+  std::vector<float> separators;
+  for (const std::vector<Ruling>* list : {&horizontal, &band_edges}) {
+    for (const Ruling& r : *list) {
+      if (r.y0 > box.top + touch && r.y0 < box.bottom - touch &&
+          std::min(r.x1, box.right) - std::max(r.x0, box.left) >=
+              kRowRuleWidth * (box.right - box.left)) {
+        separators.push_back(r.y0);
+      }
+    }
   }
   Grid grid;
   grid.xs = std::move(xs);
-  grid.ys = TextRowBounds(lines, grid.xs, box.top, box.bottom, h);
+  grid.ys = SeparatedRowBounds(lines, grid.xs, std::move(separators), box.top, box.bottom, h);
+  if (grid.ys.empty()) {
+    grid.ys = TextRowBounds(lines, grid.xs, box.top, box.bottom, h);
+  }
   if (static_cast<int>(grid.ys.size()) - 1 < kMinUnruledRows) {
     return std::nullopt;
   }
@@ -165,11 +331,13 @@ std::optional<Table> UnruledTable(const std::vector<std::vector<LineGeom>>& rows
   if (table.row_count >= 2) {
     const float y = grid.ys[1];
     int inner_rules = 0;
-    for (const Ruling& r : horizontal) {
-      if (r.y0 > box.top + touch && r.y0 < box.bottom - touch &&
-          r.x1 - r.x0 >= 0.5F * (box.right - box.left)) {
-        ++inner_rules;
-        rule_under_first = rule_under_first || std::abs(r.y0 - y) <= std::max(touch, h);
+    for (const std::vector<Ruling>* list : {&horizontal, &band_edges}) {
+      for (const Ruling& r : *list) {
+        if (r.y0 > box.top + touch && r.y0 < box.bottom - touch &&
+            r.x1 - r.x0 >= 0.5F * (box.right - box.left)) {
+          ++inner_rules;
+          rule_under_first = rule_under_first || std::abs(r.y0 - y) <= std::max(touch, h);
+        }
       }
     }
     rule_under_first = rule_under_first && inner_rules <= 2;
@@ -190,9 +358,7 @@ std::vector<std::pair<std::size_t, std::size_t>> UnruledRuns(
     std::size_t end = i + 1;  // one past the run's last multi-cell row
     std::size_t multi = 1;
     for (std::size_t j = i + 1;
-         j < rows.size() && TopOf(rows[j]) - BottomOf(rows[j - 1]) <= kMaxRowGap * h &&
-         j - end < kMaxSingleRows;
-         ++j) {
+         j < rows.size() && Continues(rows, j, end - 1, h) && j - end < kMaxSingleRows; ++j) {
       if (HasCellGap(rows[j], h)) {
         end = j + 1;
         ++multi;
