@@ -325,6 +325,25 @@ TEST(TablesTest, LooselySetRowsThatLineUpAreOneTable) {
   EXPECT_EQ(table->table.col_count, 4);
 }
 
+// The tight boxes of a PDF's text layer: rows 2 h apart, a wrapped cell's next line 1 h under it,
+// closer than the rows are to each other: one row.
+TEST(TablesTest, WrappedCellOfALooselySetTableStaysOneRow) {
+  std::vector<TextLine> lines = SpacedTable(100, 60, 4);
+  for (TextLine& line : lines) {
+    if (line.box[0].y >= 220) {
+      for (Point& p : line.box) {
+        p.y += 40;
+      }
+    }
+  }
+  lines.push_back(Line("second line", 50, 200, 160, 220));  // 20 px (1 h) under "Item 1"
+  const std::vector<Block> blocks = AnalyzeLayout(lines);
+  const Block* table = OnlyTable(blocks);
+  ASSERT_NE(table, nullptr);
+  EXPECT_EQ(table->table.row_count, 4);
+  EXPECT_EQ(table->table.cells[4].rows, (TextRows{{4}, {16}}));
+}
+
 // A paragraph between two tables ends the first: two tables, the paragraph in neither.
 TEST(TablesTest, AParagraphBetweenTwoTablesSeparatesThem) {
   std::vector<TextLine> lines = SpacedTable(100, 36, 4);
@@ -371,6 +390,33 @@ TEST(TablesTest, ProseBesideATableIsNoColumnOfIt) {
   EXPECT_EQ(table->table.col_count, 3);
   for (std::size_t index : table->table.lines) {
     EXPECT_GE(index, 8U);
+  }
+}
+
+// A text column beside a zebra table, its lines in step with the table's rows: the stripes run
+// under the table and stop short of the text, which is no column of the table.
+TEST(TablesTest, ProseBesideAStripedTableIsNoColumnOfIt) {
+  std::vector<TextLine> lines;
+  for (int r = 0; r < 5; ++r) {
+    const float y = 100.0F + 40.0F * static_cast<float>(r);
+    lines.push_back(Line("words of a running text beside the table", 50, y, 650, y + 20));
+    lines.push_back(Line(r == 0 ? "Name" : "Ann", 720, y, 780, y + 20));
+    lines.push_back(Line(r == 0 ? "Qty" : "12", 830, y, 880, y + 20));
+    lines.push_back(Line(r == 0 ? "Date" : "2024-05-0" + std::to_string(r), 930, y, 1030, y + 20));
+  }
+  cv::Mat page = WhitePage(1100, 400);
+  for (int y : {130, 210}) {
+    cv::rectangle(page, cv::Point(710, y), cv::Point(1040, y + 39), cv::Scalar(230, 230, 230),
+                  cv::FILLED);
+  }
+  DrawText(page, lines);
+  const std::vector<Block> blocks = Layout(lines, page);
+  const Block* table = OnlyTable(blocks);
+  ASSERT_NE(table, nullptr);
+  EXPECT_EQ(table->table.row_count, 5);
+  EXPECT_EQ(table->table.col_count, 3);
+  for (std::size_t index : table->table.lines) {
+    EXPECT_NE(index % 4, 0U);
   }
 }
 

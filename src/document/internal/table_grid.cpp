@@ -24,6 +24,26 @@ constexpr float kMinGutter = 0.35F;
 // jitter).
 constexpr float kWrapAlign = 0.5F;
 
+// A wrapped cell's next line is closer to the line above than this fraction of the table's gap
+// between rows, or than kWrapGap.
+constexpr float kWrapGapOfRowGap = 0.6F;
+
+float RowTop(const std::vector<LineGeom>& row) {
+  float top = row.front().Top();
+  for (const LineGeom& g : row) {
+    top = std::min(top, g.Top());
+  }
+  return top;
+}
+
+float RowBottom(const std::vector<LineGeom>& row) {
+  float bottom = row.front().Bottom();
+  for (const LineGeom& g : row) {
+    bottom = std::max(bottom, g.Bottom());
+  }
+  return bottom;
+}
+
 }  // namespace
 
 std::vector<float> Cluster(std::vector<float> values, float tolerance) {
@@ -92,19 +112,26 @@ std::vector<float> TextRowBounds(const std::vector<LineGeom>& lines, const std::
                                  float top, float bottom, float h) {
   std::vector<std::vector<LineGeom>> rows = GroupRows(lines);
   const std::size_t columns = xs.size() - 1;
+  // The table's own spacing: the median gap above a row holding several cells. A wrapped cell's
+  // next line sits closer than its rows do, whatever the leading (the tight boxes of a PDF's text
+  // layer leave a line of leading wider than kWrapGap).
+  std::vector<float> row_gaps;
+  for (std::size_t i = 1; i < rows.size(); ++i) {
+    if (rows[i].size() >= 2) {
+      row_gaps.push_back(RowTop(rows[i]) - RowBottom(rows[i - 1]));
+    }
+  }
+  float wrap_gap = kWrapGap * h;
+  if (!row_gaps.empty()) {
+    const auto middle = row_gaps.begin() + static_cast<std::ptrdiff_t>(row_gaps.size() / 2);
+    std::nth_element(row_gaps.begin(), middle, row_gaps.end());
+    wrap_gap = std::max(wrap_gap, kWrapGapOfRowGap * *middle);
+  }
   std::vector<std::vector<LineGeom>> merged;
   for (std::vector<LineGeom>& row : rows) {
     if (!merged.empty()) {
       const std::vector<LineGeom>& above = merged.back();
-      float above_bottom = above.front().Bottom();
-      for (const LineGeom& g : above) {
-        above_bottom = std::max(above_bottom, g.Bottom());
-      }
-      float row_top = row.front().Top();
-      for (const LineGeom& g : row) {
-        row_top = std::min(row_top, g.Top());
-      }
-      bool continues = row_top - above_bottom < kWrapGap * h && 2 * row.size() < columns;
+      bool continues = RowTop(row) - RowBottom(above) < wrap_gap && 2 * row.size() < columns;
       for (const LineGeom& g : row) {
         continues =
             continues && std::any_of(above.begin(), above.end(), [&](const LineGeom& a) {
@@ -120,15 +147,7 @@ std::vector<float> TextRowBounds(const std::vector<LineGeom>& lines, const std::
   }
   std::vector<float> ys = {top};
   for (std::size_t i = 0; i + 1 < merged.size(); ++i) {
-    float bottom_i = -1e30F;
-    for (const LineGeom& g : merged[i]) {
-      bottom_i = std::max(bottom_i, g.Bottom());
-    }
-    float top_next = 1e30F;
-    for (const LineGeom& g : merged[i + 1]) {
-      top_next = std::min(top_next, g.Top());
-    }
-    ys.push_back((bottom_i + top_next) / 2);
+    ys.push_back((RowBottom(merged[i]) + RowTop(merged[i + 1])) / 2);
   }
   ys.push_back(bottom);
   return ys;

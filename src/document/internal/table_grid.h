@@ -18,10 +18,12 @@ namespace ocr::document::internal {
 // one boundary. Covers antialiasing, a doubled border and detector jitter, far below a row.
 inline constexpr float kTouch = 0.35F;
 
-// A text row closer than this to the row above, holding lines in fewer than half of the columns,
-// each set like a line above it in its column (left, centre or right edges aligned), continues
-// wrapped cells instead of starting a row. Lines of one cell are set with their leading (0 to
-// 0.3 h apart once the detector has padded the boxes); rows of a table with padding on both sides.
+// A text row closer than this to the row above (or, where the table's rows are further apart than
+// that, closer than most of their gap: TextRowBounds), holding lines in fewer than half of the
+// columns, each set like a line above it in its column (left, centre or right edges aligned),
+// continues wrapped cells instead of starting a row. Lines of one cell are set with their leading
+// (0 to 0.3 h apart once the detector has padded the boxes); rows of a table with padding on both
+// sides.
 inline constexpr float kWrapGap = 0.4F;
 
 struct Box {

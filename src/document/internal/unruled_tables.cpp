@@ -210,10 +210,13 @@ float MedianWidth(const std::vector<LineGeom>& lines) {
 }
 
 // `lines` without the prose beside them: the lines left of the first gutter, or right of the
-// last, when their median is as wide as prose and they start a line in fewer than
+// last, when their median is as wide as prose and either they start a line in fewer than
 // kMinSharedRows of the rows of cells on the other side (a text column keeps its own leading and
-// meets those rows by chance; a column of wrapped cells starts a line in each of them).
-std::vector<LineGeom> WithoutProseBeside(std::vector<LineGeom> lines, std::size_t allowed,
+// meets those rows by chance; a column of wrapped cells starts a line in each of them) or at
+// least two of the rules and band edges `separators` run under the other side and stop short of
+// this one (zebra stripes or rules of a table set beside a text column).
+std::vector<LineGeom> WithoutProseBeside(std::vector<LineGeom> lines,
+                                         const std::vector<Ruling>& separators, std::size_t allowed,
                                          float h) {
   const Box box = Bounds(lines);
   const std::vector<float> gutters = Gutters(lines, box.left, box.right, allowed, h);
@@ -228,6 +231,14 @@ std::vector<LineGeom> WithoutProseBeside(std::vector<LineGeom> lines, std::size_
     if (side.empty() || side.size() == lines.size() || MedianWidth(side) <= kMinProseWidth * h) {
       continue;
     }
+    const Box prose = Bounds(side);
+    const float from = left ? cut : box.left;
+    const float to = left ? box.right : cut;
+    const auto stopping = std::count_if(separators.begin(), separators.end(), [&](const Ruling& r) {
+      return r.y0 >= box.top && r.y0 <= box.bottom &&
+             std::min(r.x1, to) - std::max(r.x0, from) >= kRowRuleWidth * (to - from) &&
+             std::min(r.x1, prose.right) - std::max(r.x0, prose.left) <= 0;
+    });
     int rows_of_cells = 0;
     int shared = 0;
     for (const std::vector<LineGeom>& row : GroupRows(lines)) {
@@ -237,7 +248,8 @@ std::vector<LineGeom> WithoutProseBeside(std::vector<LineGeom> lines, std::size_
         shared += n > 0 ? 1 : 0;
       }
     }
-    if (static_cast<float>(shared) < kMinSharedRows * static_cast<float>(rows_of_cells)) {
+    if (stopping >= 2 ||
+        static_cast<float>(shared) < kMinSharedRows * static_cast<float>(rows_of_cells)) {
       std::erase_if(lines, beside);
     }
   }
@@ -255,8 +267,10 @@ std::optional<Table> UnruledTable(const std::vector<std::vector<LineGeom>>& rows
   for (const std::vector<LineGeom>& row : rows) {
     lines.insert(lines.end(), row.begin(), row.end());
   }
+  std::vector<Ruling> row_rules = horizontal;
+  row_rules.insert(row_rules.end(), band_edges.begin(), band_edges.end());
   lines = WithoutProseBeside(
-      std::move(lines),
+      std::move(lines), row_rules,
       static_cast<std::size_t>(kMaxCrossingRows * static_cast<float>(rows.size())), h);
   const std::size_t row_count = GroupRows(lines).size();
   const Box box = Bounds(lines);
