@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstddef>
 #include <numeric>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -28,6 +29,8 @@ constexpr float kWrapAlign = 0.5F;
 // between rows, or than kWrapGap.
 constexpr float kWrapGapOfRowGap = 0.6F;
 
+}  // namespace
+
 float RowTop(const std::vector<LineGeom>& row) {
   float top = row.front().Top();
   for (const LineGeom& g : row) {
@@ -44,7 +47,23 @@ float RowBottom(const std::vector<LineGeom>& row) {
   return bottom;
 }
 
-}  // namespace
+float WrapGap(std::span<const std::vector<LineGeom>> rows, float h) {
+  // The table's own spacing: the median gap above a row holding several cells. A wrapped cell's
+  // next line sits closer than its rows do, whatever the leading (the tight boxes of a PDF's text
+  // layer leave a line of leading wider than kWrapGap).
+  std::vector<float> row_gaps;
+  for (std::size_t i = 1; i < rows.size(); ++i) {
+    if (rows[i].size() >= 2) {
+      row_gaps.push_back(RowTop(rows[i]) - RowBottom(rows[i - 1]));
+    }
+  }
+  if (row_gaps.empty()) {
+    return kWrapGap * h;
+  }
+  const auto middle = row_gaps.begin() + static_cast<std::ptrdiff_t>(row_gaps.size() / 2);
+  std::nth_element(row_gaps.begin(), middle, row_gaps.end());
+  return std::max(kWrapGap * h, kWrapGapOfRowGap * *middle);
+}
 
 std::vector<float> Cluster(std::vector<float> values, float tolerance) {
   std::sort(values.begin(), values.end());
@@ -112,21 +131,7 @@ std::vector<float> TextRowBounds(const std::vector<LineGeom>& lines, const std::
                                  float top, float bottom, float h) {
   std::vector<std::vector<LineGeom>> rows = GroupRows(lines);
   const std::size_t columns = xs.size() - 1;
-  // The table's own spacing: the median gap above a row holding several cells. A wrapped cell's
-  // next line sits closer than its rows do, whatever the leading (the tight boxes of a PDF's text
-  // layer leave a line of leading wider than kWrapGap).
-  std::vector<float> row_gaps;
-  for (std::size_t i = 1; i < rows.size(); ++i) {
-    if (rows[i].size() >= 2) {
-      row_gaps.push_back(RowTop(rows[i]) - RowBottom(rows[i - 1]));
-    }
-  }
-  float wrap_gap = kWrapGap * h;
-  if (!row_gaps.empty()) {
-    const auto middle = row_gaps.begin() + static_cast<std::ptrdiff_t>(row_gaps.size() / 2);
-    std::nth_element(row_gaps.begin(), middle, row_gaps.end());
-    wrap_gap = std::max(wrap_gap, kWrapGapOfRowGap * *middle);
-  }
+  const float wrap_gap = WrapGap(rows, h);
   std::vector<std::vector<LineGeom>> merged;
   for (std::vector<LineGeom>& row : rows) {
     if (!merged.empty()) {

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstddef>
+#include <span>
 #include <vector>
 
 #include "document/line_geometry.h"
@@ -40,6 +41,15 @@ struct Grid {
   bool ruled_columns = false;
   bool ruled_rows = false;
 };
+
+// The top of a row's highest line and the bottom of its lowest (`row` not empty).
+float RowTop(const std::vector<LineGeom>& row);
+float RowBottom(const std::vector<LineGeom>& row);
+
+// How far under a line a wrapped cell's next line may sit, for the text rows `rows` of a table
+// (top to bottom): kWrapGap, or most of the median gap above a row of several cells where the
+// rows are further apart than that.
+float WrapGap(std::span<const std::vector<LineGeom>> rows, float h);
 
 // Sorted positions with those closer than `tolerance` merged into their mean.
 std::vector<float> Cluster(std::vector<float> values, float tolerance);

@@ -96,22 +96,6 @@ Box Bounds(const std::vector<LineGeom>& lines) {
   return b;
 }
 
-float TopOf(const std::vector<LineGeom>& row) {
-  float top = row.front().Top();
-  for (const LineGeom& g : row) {
-    top = std::min(top, g.Top());
-  }
-  return top;
-}
-
-float BottomOf(const std::vector<LineGeom>& row) {
-  float bottom = row.front().Bottom();
-  for (const LineGeom& g : row) {
-    bottom = std::max(bottom, g.Bottom());
-  }
-  return bottom;
-}
-
 // Row boundaries from `separators` (y positions of rules and band edges inside the table), when
 // they divide at least two and at least half of the gaps between the text rows of `lines`: a
 // boundary at each dividing separator. A gap they leave open joins its two text rows when one of
@@ -130,12 +114,12 @@ std::vector<float> SeparatedRowBounds(const std::vector<LineGeom>& lines,
   std::vector<std::optional<float>> dividing(rows.size() - 1);
   std::vector<float> divided_gaps;
   for (std::size_t i = 0; i + 1 < rows.size(); ++i) {
-    const float gap_top = BottomOf(rows[i]) - kSeparatorSlack * h;
-    const float gap_bottom = TopOf(rows[i + 1]) + kSeparatorSlack * h;
+    const float gap_top = RowBottom(rows[i]) - kSeparatorSlack * h;
+    const float gap_bottom = RowTop(rows[i + 1]) + kSeparatorSlack * h;
     const auto it = std::lower_bound(separators.begin(), separators.end(), gap_top);
     if (it != separators.end() && *it <= gap_bottom) {
       dividing[i] = *it;
-      divided_gaps.push_back(TopOf(rows[i + 1]) - BottomOf(rows[i]));
+      divided_gaps.push_back(RowTop(rows[i + 1]) - RowBottom(rows[i]));
     }
   }
   if (divided_gaps.size() < 2 || 2 * divided_gaps.size() < dividing.size()) {
@@ -152,11 +136,11 @@ std::vector<float> SeparatedRowBounds(const std::vector<LineGeom>& lines,
   };
   std::vector<float> ys = {top};
   for (std::size_t i = 0; i + 1 < rows.size(); ++i) {
-    const float gap = TopOf(rows[i + 1]) - BottomOf(rows[i]);
+    const float gap = RowTop(rows[i + 1]) - RowBottom(rows[i]);
     if (dividing[i]) {
       ys.push_back(*dividing[i]);
     } else if (gap > row_gap || (full(rows[i]) && full(rows[i + 1]))) {
-      ys.push_back((BottomOf(rows[i]) + TopOf(rows[i + 1])) / 2);
+      ys.push_back((RowBottom(rows[i]) + RowTop(rows[i + 1])) / 2);
     }
   }
   ys.push_back(bottom);
@@ -191,7 +175,7 @@ bool Continues(const std::vector<std::vector<LineGeom>>& rows, std::size_t j, st
       return false;
     }
   }
-  const float gap = TopOf(rows[j]) - BottomOf(rows[j - 1]);
+  const float gap = RowTop(rows[j]) - RowBottom(rows[j - 1]);
   return gap <= kMaxRowGap * h || (gap <= kMaxLooseRowGap * h && LinedUp(rows[cells], rows[j], h));
 }
 
@@ -378,8 +362,10 @@ std::vector<std::pair<std::size_t, std::size_t>> UnruledRuns(
         ++multi;
       }
     }
+    const float wrap_gap =
+        WrapGap(std::span(rows).subspan(i, end - i), h);  // the last cell's wrapped lines
     while (end < rows.size() && !HasCellGap(rows[end], h) &&
-           TopOf(rows[end]) - BottomOf(rows[end - 1]) < kWrapGap * h &&
+           RowTop(rows[end]) - RowBottom(rows[end - 1]) < wrap_gap &&
            std::any_of(rows[end - 1].begin(), rows[end - 1].end(),
                        [&](const LineGeom& g) { return Aligned(g, rows[end].front(), h); })) {
       ++end;
