@@ -39,6 +39,9 @@ constexpr float kStrokeFill = 0.3F;
 // light (#efefef on white is a step of 16); JPEG noise and paper texture are a few levels.
 constexpr double kShadeStep = 9.0;
 
+// Pieces of one band have their top and bottom edges this close.
+constexpr float kJoinSlack = 0.3F;
+
 // Pages are analysed with text about this tall (pixels) at most, as for rulings.
 constexpr float kWorkingTextHeightPx = 20.0F;
 
@@ -74,6 +77,29 @@ Fill FillOf(const cv::Mat& gray, cv::Rect rect) {
     near += counts[static_cast<std::size_t>(v)];
   }
   return Fill{level, static_cast<float>(near) / static_cast<float>(rect.area())};
+}
+
+// Pieces of one band side by side (the same rows, the same fill), which light text set densely on
+// a dark band cuts apart where the opening found no room, joined into one band.
+std::vector<Band> JoinedAcrossText(std::vector<Band> bands, float h) {
+  std::sort(bands.begin(), bands.end(), [](const Band& a, const Band& b) {
+    return a.top != b.top ? a.top < b.top : a.left < b.left;
+  });
+  std::vector<Band> joined;
+  for (const Band& b : bands) {
+    if (!joined.empty()) {
+      Band& last = joined.back();
+      if (std::abs(b.top - last.top) <= kJoinSlack * h &&
+          std::abs(b.bottom - last.bottom) <= kJoinSlack * h &&
+          b.left - last.right <= kMinWidth * h &&
+          std::abs(b.fill - last.fill) <= static_cast<int>(kShadeStep)) {
+        last.right = std::max(last.right, b.right);
+        continue;
+      }
+    }
+    joined.push_back(b);
+  }
+  return joined;
 }
 
 }  // namespace
@@ -135,7 +161,7 @@ std::vector<Band> FindBands(const cv::Mat& page, float text_height) {
                          static_cast<float>(box.x + box.width) / scale,
                          static_cast<float>(box.y + box.height) / scale, fill.level});
   }
-  return bands;
+  return JoinedAcrossText(std::move(bands), text_height);
 }
 
 }  // namespace ocr::document
