@@ -1,6 +1,7 @@
-// Fuzz target for document layout (layout.h, tables.h, rulings.h) and the writers over it: the
-// boxes come from a recognizer reading a client's image, so any geometry is possible. The input
-// is a page: a size, rulings drawn on it, and lines (a box and one of a few texts). Checks: every
+// Fuzz target for document layout (layout.h, tables.h, rulings.h, shading.h) and the writers over
+// it: the boxes come from a recognizer reading a client's image, so any geometry is possible. The
+// input is a page: a size, rulings and filled areas drawn on it, and lines (a box and one of a few
+// texts). Checks: every
 // line with text is in exactly one block and no other line is; a table's cells cover its grid
 // once, inside it; the Markdown and HTML writers finish.
 #include <cstddef>
@@ -96,7 +97,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const int width = 16 + 8 * (in.Byte() % 64);
   const int height = 16 + 8 * (in.Byte() % 64);
   cv::Mat page(height, width, CV_8UC1, cv::Scalar(255));
-  const int rulings = in.Byte() % 16;
+  // The low bits say how many rulings are drawn, the high ones how many filled areas (shaded rows,
+  // dark headers: what shading.h reads), so inputs from before fills existed draw none.
+  const int marks = in.Byte();
+  const int rulings = marks % 16;
+  const int fills = (marks / 16) % 8;
   for (int i = 0; i < rulings; ++i) {
     const bool horizontal = in.Byte() % 2 == 0;
     const int at = in.Byte() % (horizontal ? height : width);
@@ -107,6 +112,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     } else {
       cv::line(page, {at, from}, {at, to}, cv::Scalar(0), 1);
     }
+  }
+  for (int i = 0; i < fills; ++i) {
+    const int x0 = in.Byte() % width;
+    const int y0 = in.Byte() % height;
+    const int x1 = in.Byte() % width;
+    const int y1 = in.Byte() % height;
+    cv::rectangle(page, cv::Point(x0, y0), cv::Point(x1, y1), cv::Scalar(in.Byte()), cv::FILLED);
   }
   std::vector<TextLine> lines;
   while (!in.empty() && lines.size() < 200) {
