@@ -349,6 +349,19 @@ TEST(TablesTest, WrappedCellOfALooselySetTableStaysOneRow) {
   EXPECT_EQ(table->table.cells[4].rows, (TextRows{{4}, {16}}));
 }
 
+// Two fields above a loosely set table (a receipt's number and cashier) line up with its cells in
+// three places, the wide one with two cells at once: they are no row of the table.
+TEST(TablesTest, FieldsAboveALooselySetTableAreNoRowOfIt) {
+  std::vector<TextLine> lines = SpacedTable(200, 60, 4);
+  lines.push_back(Line("No. 80336635", 50, 140, 250, 160));
+  lines.push_back(Line("Cashier: Ann Lee", 320, 140, 700, 160));  // 40 px (2 h) above the table
+  const std::vector<Block> blocks = AnalyzeLayout(lines);
+  const Block* table = OnlyTable(blocks);
+  ASSERT_NE(table, nullptr);
+  EXPECT_EQ(table->table.row_count, 4);
+  EXPECT_THAT(table->table.lines, ::testing::Not(::testing::Contains(16)));
+}
+
 // A paragraph between two tables ends the first: two tables, the paragraph in neither.
 TEST(TablesTest, AParagraphBetweenTwoTablesSeparatesThem) {
   std::vector<TextLine> lines = SpacedTable(100, 36, 4);

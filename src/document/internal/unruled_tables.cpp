@@ -31,10 +31,11 @@ constexpr float kMaxRowGap = 1.6F;
 
 // Rows of a loosely set table (wide padding, or the tight boxes of a PDF's text layer) are up to
 // this far apart, when both rows hold cells and line up with each other in at least
-// kMinAlignedCells places: prose and headings around a table hold no cells, and a second table
-// does not line up with the first.
+// kMinAlignedCells places (as many as an unruled table has columns): prose and headings around a
+// table hold no cells, a second table does not line up with the first, and a pair of fields above
+// a table (a receipt's number and cashier) lines up in two places at most.
 constexpr float kMaxLooseRowGap = 3.0F;
-constexpr int kMinAlignedCells = 2;
+constexpr int kMinAlignedCells = 3;
 
 // Rows with a single box may sit between rows of cells (the second and third lines of a wrapped
 // cell, a heading row inside the table); more of them in a row than this end the table.
@@ -147,16 +148,23 @@ std::vector<float> SeparatedRowBounds(const std::vector<LineGeom>& lines,
   return ys;
 }
 
-// Whether rows `a` and `b`, both holding cells, line up like rows of one table.
+// Whether rows `a` and `b`, both holding cells, line up like rows of one table: cells of `b` set
+// like cells of `a`, each cell of `a` counted once (one wide field does not line up with two
+// cells, left edge with one and right edge with the other).
 bool LinedUp(const std::vector<LineGeom>& a, const std::vector<LineGeom>& b, float h) {
   if (!HasCellGap(a, h) || !HasCellGap(b, h)) {
     return false;
   }
+  std::vector<bool> used(a.size(), false);
   int aligned = 0;
   for (const LineGeom& g : b) {
-    aligned += std::any_of(a.begin(), a.end(), [&](const LineGeom& o) { return Aligned(o, g, h); })
-                   ? 1
-                   : 0;
+    for (std::size_t k = 0; k < a.size(); ++k) {
+      if (!used[k] && Aligned(a[k], g, h)) {
+        used[k] = true;
+        ++aligned;
+        break;
+      }
+    }
   }
   return aligned >= kMinAlignedCells;
 }
