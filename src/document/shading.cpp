@@ -2,8 +2,9 @@
 // rows above or below it (text is too, which is why the shape decides); a horizontal closing
 // fills the light strokes of text set on a dark band, and an opening with a rectangle a row tall
 // and a few characters wide keeps what is filled like a row background (text never is). Each
-// survivor is a band when the paper just outside its top and bottom edges is lighter than its
-// fill: a band's edge is a real change of background, not where the search window ran out.
+// survivor is a band when its fill is even and the paper just outside its top and bottom edges is
+// lighter than the fill: a band's edge is a real change of background, not where the search window
+// ran out. Pieces of one band that dense light text cut apart are joined.
 #include "document/shading.h"
 
 #include <algorithm>

@@ -259,6 +259,7 @@ std::optional<Table> UnruledTable(const std::vector<std::vector<LineGeom>>& rows
   for (const std::vector<LineGeom>& row : rows) {
     lines.insert(lines.end(), row.begin(), row.end());
   }
+  // What divides rows: horizontal rules and the edges of shaded bands.
   std::vector<Ruling> row_rules = horizontal;
   row_rules.insert(row_rules.end(), band_edges.begin(), band_edges.end());
   lines = WithoutProseBeside(
@@ -294,13 +295,11 @@ std::optional<Table> UnruledTable(const std::vector<std::vector<LineGeom>>& rows
     return std::nullopt;
   }
   std::vector<float> separators;
-  for (const std::vector<Ruling>* list : {&horizontal, &band_edges}) {
-    for (const Ruling& r : *list) {
-      if (r.y0 > box.top + touch && r.y0 < box.bottom - touch &&
-          std::min(r.x1, box.right) - std::max(r.x0, box.left) >=
-              kRowRuleWidth * (box.right - box.left)) {
-        separators.push_back(r.y0);
-      }
+  for (const Ruling& r : row_rules) {
+    if (r.y0 > box.top + touch && r.y0 < box.bottom - touch &&
+        std::min(r.x1, box.right) - std::max(r.x0, box.left) >=
+            kRowRuleWidth * (box.right - box.left)) {
+      separators.push_back(r.y0);
     }
   }
   Grid grid;
@@ -337,13 +336,11 @@ std::optional<Table> UnruledTable(const std::vector<std::vector<LineGeom>>& rows
   if (table.row_count >= 2) {
     const float y = grid.ys[1];
     int inner_rules = 0;
-    for (const std::vector<Ruling>* list : {&horizontal, &band_edges}) {
-      for (const Ruling& r : *list) {
-        if (r.y0 > box.top + touch && r.y0 < box.bottom - touch &&
-            r.x1 - r.x0 >= 0.5F * (box.right - box.left)) {
-          ++inner_rules;
-          rule_under_first = rule_under_first || std::abs(r.y0 - y) <= std::max(touch, h);
-        }
+    for (const Ruling& r : row_rules) {
+      if (r.y0 > box.top + touch && r.y0 < box.bottom - touch &&
+          r.x1 - r.x0 >= 0.5F * (box.right - box.left)) {
+        ++inner_rules;
+        rule_under_first = rule_under_first || std::abs(r.y0 - y) <= std::max(touch, h);
       }
     }
     rule_under_first = rule_under_first && inner_rules <= 2;
