@@ -47,6 +47,15 @@ float RowBottom(const std::vector<LineGeom>& row) {
   return bottom;
 }
 
+float UpperMedian(std::vector<float> values) {
+  if (values.empty()) {
+    return 0;
+  }
+  const auto middle = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
+  std::nth_element(values.begin(), middle, values.end());
+  return *middle;
+}
+
 float WrapGap(std::span<const std::vector<LineGeom>> rows, float h) {
   // The table's own spacing: the median gap above a row holding several cells. A wrapped cell's
   // next line sits closer than its rows do, whatever the leading (the tight boxes of a PDF's text
@@ -60,9 +69,7 @@ float WrapGap(std::span<const std::vector<LineGeom>> rows, float h) {
   if (row_gaps.empty()) {
     return kWrapGap * h;
   }
-  const auto middle = row_gaps.begin() + static_cast<std::ptrdiff_t>(row_gaps.size() / 2);
-  std::nth_element(row_gaps.begin(), middle, row_gaps.end());
-  return std::max(kWrapGap * h, kWrapGapOfRowGap * *middle);
+  return std::max(kWrapGap * h, kWrapGapOfRowGap * UpperMedian(std::move(row_gaps)));
 }
 
 std::vector<float> Cluster(std::vector<float> values, float tolerance) {

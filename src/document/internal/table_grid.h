@@ -42,6 +42,10 @@ struct Grid {
   bool ruled_rows = false;
 };
 
+// The middle value of `values` (the upper of the two middle ones for an even count), or 0 for
+// none.
+float UpperMedian(std::vector<float> values);
+
 // The top of a row's highest line and the bottom of its lowest (`row` not empty).
 float RowTop(const std::vector<LineGeom>& row);
 float RowBottom(const std::vector<LineGeom>& row);

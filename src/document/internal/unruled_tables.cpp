@@ -193,12 +193,7 @@ float MedianWidth(const std::vector<LineGeom>& lines) {
   for (const LineGeom& g : lines) {
     widths.push_back(g.right - g.left);
   }
-  if (widths.empty()) {
-    return 0;
-  }
-  const auto middle = widths.begin() + static_cast<std::ptrdiff_t>(widths.size() / 2);
-  std::nth_element(widths.begin(), middle, widths.end());
-  return *middle;
+  return UpperMedian(std::move(widths));
 }
 
 // `lines` without the prose beside them: the lines left of the first gutter, or right of the
