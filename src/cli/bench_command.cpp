@@ -100,7 +100,7 @@ struct ModelBound {
   double wide_replay_per_s = 0;
 };
 
-int Fail(const Status& status, int exit_code) {
+int BenchFailed(const Status& status, int exit_code) {
   std::cerr << "onnxocr bench: " << status.message() << "\n";
   return exit_code;
 }
@@ -400,14 +400,14 @@ int RunBench(const BenchContext& ctx, const ModelSpec& spec, const engine::Sessi
     wide_session.intra_op_threads = ctx.worker_count;
     auto loaded = pipeline::LoadModelSet(ctx.workers.runtime(), spec.name, spec.dir, wide_session);
     if (!loaded.ok())
-      return Fail(loaded.status(), kExitModelsFailed);
+      return BenchFailed(loaded.status(), kExitModelsFailed);
     wide = std::move(loaded).value();
   }
   std::optional<ModelBound> bound;
   if (o.model_bound) {
     auto recorded = RecordModelBound(ctx, *wide);
     if (!recorded.ok())
-      return Fail(recorded.status(), kExitInputUnreadable);
+      return BenchFailed(recorded.status(), kExitInputUnreadable);
     bound = std::move(recorded).value();
   }
   report["levels"] = RunLevels(ctx, bound);
@@ -424,16 +424,16 @@ int Bench(const BenchOptions& o) {
   image::QuietCodecWarnings();
   auto inputs = LoadInputs(o.images, o.vary_sizes);
   if (!inputs.ok())
-    return Fail(inputs.status(), kExitUsage);
+    return BenchFailed(inputs.status(), kExitUsage);
   auto specs = ResolveModelSpecs(o.input.models);
   if (!specs.ok())
-    return Fail(specs.status(), kExitModelsFailed);
+    return BenchFailed(specs.status(), kExitModelsFailed);
   engine::SessionConfig session;
   session.allow_spinning = o.ort_spinning;
   session.enable_cpu_mem_arena = o.ort_arena;
   auto started = InferenceWorkers::Start({specs->front()}, o.workers, session);
   if (!started.ok())
-    return Fail(started.status(), kExitModelsFailed);
+    return BenchFailed(started.status(), kExitModelsFailed);
   InferenceWorkers& workers = **started;
   BenchContext ctx{o, *inputs, workers, workers.scheduler().worker_count(), {}, {}};
   ctx.ocr = o.input.Options().ocr;

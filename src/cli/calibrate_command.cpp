@@ -97,7 +97,7 @@ struct TensorStats {
   }
 };
 
-int Fail(const Status& status, int exit_code) {
+int CalibrationFailed(const Status& status, int exit_code) {
   std::cerr << "onnxocr calibrate: " << status.message() << "\n";
   return exit_code;
 }
@@ -133,19 +133,19 @@ int Calibrate(const CalibrateOptions& o) {
   std::vector<std::string> names;
   auto images = DecodeFolder(o.images, names);
   if (!images.ok())
-    return Fail(images.status(), kExitInputUnreadable);
+    return CalibrationFailed(images.status(), kExitInputUnreadable);
   auto specs = ResolveModelSpecs(o.input.models);
   if (!specs.ok())
-    return Fail(specs.status(), kExitModelsFailed);
+    return CalibrationFailed(specs.status(), kExitModelsFailed);
   const engine::Runtime runtime;
   engine::SessionConfig session;
   session.intra_op_threads = 0;
   auto models = pipeline::LoadModelSet(runtime, specs->front().name, specs->front().dir, session);
   if (!models.ok())
-    return Fail(models.status(), kExitModelsFailed);
+    return CalibrationFailed(models.status(), kExitModelsFailed);
   auto workload = RecordWorkload(**models, *images, o.input.Options().ocr);
   if (!workload.ok())
-    return Fail(workload.status(), kExitInputUnreadable);
+    return CalibrationFailed(workload.status(), kExitInputUnreadable);
 
   // Inputs by model, in the order the pipeline made them.
   std::map<std::string, std::vector<engine::Tensor>> inputs;
@@ -173,7 +173,7 @@ int Calibrate(const CalibrateOptions& o) {
                                 stats[name].Add(values);
                               });
     if (!run.ok())
-      return Fail(run, kExitModelsFailed);
+      return CalibrationFailed(run, kExitModelsFailed);
     Json tensors_json = Json::object();
     for (const auto& [name, s] : stats)
       tensors_json[name] = s.ToJson();
@@ -184,7 +184,7 @@ int Calibrate(const CalibrateOptions& o) {
   std::ofstream out(o.out);
   out << report.dump() << "\n";
   if (!out)
-    return Fail(Internal("cannot write " + o.out), kExitInputUnreadable);
+    return CalibrationFailed(Internal("cannot write " + o.out), kExitInputUnreadable);
   return kExitOk;
 }
 

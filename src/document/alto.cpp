@@ -56,7 +56,7 @@ void WriteLine(const pipeline::TextLine& line, const DocumentPage& page, const s
   out += "        </TextLine>\n";
 }
 
-void WritePage(const DocumentPage& page, int number, std::string& out) {
+void WriteAltoPage(const DocumentPage& page, int number, std::string& out) {
   const std::string p = "p" + std::to_string(number);
   const PixelBox whole{0, 0, std::max(0, page.width), std::max(0, page.height)};
   out += "    <Page ID='" + p + "' PHYSICAL_IMG_NR='" + std::to_string(number) + "' WIDTH='" +
@@ -99,7 +99,7 @@ std::string FormatAlto(const DocumentResult& document) {
       "  <Layout>\n";
   int number = 0;
   for (const DocumentPage& page : document.pages)
-    WritePage(page, ++number, out);
+    WriteAltoPage(page, ++number, out);
   out += "  </Layout>\n</alto>\n";
   return out;
 }

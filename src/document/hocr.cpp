@@ -38,7 +38,7 @@ int Wconf(float confidence) {
   return static_cast<int>(std::lround(std::clamp(confidence, 0.0f, 1.0f) * 100.0f));
 }
 
-void WritePage(const DocumentPage& page, int number, std::string& out) {
+void WriteHocrPage(const DocumentPage& page, int number, std::string& out) {
   const std::string n = std::to_string(number);
   out += "  <div class='ocr_page' id='page_" + n + "' title='bbox 0 0 " +
          std::to_string(page.width) + " " + std::to_string(page.height) + "; ppageno " +
@@ -97,7 +97,7 @@ std::string FormatHocr(const DocumentResult& document) {
       " <body>\n";
   int number = 0;
   for (const DocumentPage& page : document.pages)
-    WritePage(page, ++number, out);
+    WriteHocrPage(page, ++number, out);
   out += " </body>\n</html>\n";
   return out;
 }

@@ -38,9 +38,7 @@ constexpr float kJoinGap = 1.0F;
 // allowed, for pages whose text is tiny.
 constexpr float kMinTolerancePx = 2.0F;
 
-// Pages are analysed with text about this tall (pixels) at most: rulings need no more detail,
-// and a large scan costs proportionally less.
-constexpr float kWorkingTextHeightPx = 20.0F;
+using internal::kWorkingTextHeightPx;
 
 // Intensity step (0-255) that makes a pixel ink: darker than the paper around it by this much.
 // Light grey rules (#999 on white, a step of 100) pass; paper texture and JPEG noise (a few

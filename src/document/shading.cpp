@@ -43,8 +43,7 @@ constexpr double kShadeStep = 9.0;
 // Pieces of one band have their top and bottom edges this close.
 constexpr float kJoinSlack = 0.3F;
 
-// Pages are analysed with text about this tall (pixels) at most, as for rulings.
-constexpr float kWorkingTextHeightPx = 20.0F;
+using internal::kWorkingTextHeightPx;
 
 // A fill is even: at least this fraction of a band's pixels are within kShadeStep of its most
 // common level (the text on it covers less; a blob of text closed into a block is mostly ink and

@@ -32,7 +32,7 @@ constexpr double kMinRowOverlap = 0.5;
 // A word may start this many line heights before the previous one ends (kerning, overlap).
 constexpr double kMaxStepBackInLineHeights = 0.5;
 
-struct Box {
+struct LayerBox {
   double x0, y0, x1, y1;
 };
 
@@ -42,7 +42,7 @@ struct Span {
   double start, end, lo, hi;
 };
 
-Span ToReadingFrame(const Box& b, int rotation) {
+Span ToReadingFrame(const LayerBox& b, int rotation) {
   switch (rotation) {
     case 1:
       return {b.y0, b.y1, b.x0, b.x1};
@@ -58,16 +58,16 @@ Span ToReadingFrame(const Box& b, int rotation) {
 // A word of a line as the line's text spells it: layer words joined without a space are one.
 struct WordBuilder {
   std::string text;
-  Box box{};
+  LayerBox box{};
 };
 
-Box Union(const Box& a, const Box& b) {
+LayerBox Union(const LayerBox& a, const LayerBox& b) {
   return {std::min(a.x0, b.x0), std::min(a.y0, b.y0), std::max(a.x1, b.x1), std::max(a.y1, b.y1)};
 }
 
 struct LineBuilder {
   std::string text;
-  Box box{};
+  LayerBox box{};
   int rotation = 0;
   double end = 0;  // reading-frame end of the last word
   bool space_after = false;
@@ -81,7 +81,8 @@ struct LineBuilder {
 // are measured in the words' height, at most `typical_height` (the page's median word height): a
 // font whose boxes are much taller than its letters (a bold header face with tall metrics) must
 // not widen them into cell gaps, and a title's word spaces stay far below it.
-bool Continues(const LineBuilder& line, const pdf::Word& w, const Box& wb, double typical_height) {
+bool Continues(const LineBuilder& line, const pdf::Word& w, const LayerBox& wb,
+               double typical_height) {
   if (w.rotation != line.rotation)
     return false;
   const Span l = line.Frame();
@@ -97,7 +98,7 @@ bool Continues(const LineBuilder& line, const pdf::Word& w, const Box& wb, doubl
 
 // Corners of `b` clockwise from the top-left in image coordinates, rotated so that the quad
 // starts at the top-left corner of text read in direction `rotation`.
-pipeline::Quad QuadOf(const Box& b, int rotation) {
+pipeline::Quad QuadOf(const LayerBox& b, int rotation) {
   const auto x0 = static_cast<float>(b.x0);
   const auto y0 = static_cast<float>(b.y0);
   const auto x1 = static_cast<float>(b.x1);
@@ -150,8 +151,8 @@ std::vector<pipeline::TextLine> GroupIntoLines(std::span<const pdf::Word> words)
   std::vector<pipeline::TextLine> lines;
   std::optional<LineBuilder> line;
   for (const pdf::Word& w : words) {
-    const Box wb{std::min(w.x0, w.x1), std::min(w.y0, w.y1), std::max(w.x0, w.x1),
-                 std::max(w.y0, w.y1)};
+    const LayerBox wb{std::min(w.x0, w.x1), std::min(w.y0, w.y1), std::max(w.x0, w.x1),
+                      std::max(w.y0, w.y1)};
     if (w.text.empty() || wb.x1 <= wb.x0 || wb.y1 <= wb.y0)
       continue;
     const int rotation = ((w.rotation % 4) + 4) % 4;

@@ -13,7 +13,7 @@
 namespace ocr::http {
 namespace {
 
-using Json = nlohmann::ordered_json;
+using OrderedJson = nlohmann::ordered_json;
 
 struct NamedFormat {
   std::string_view name;
@@ -52,31 +52,31 @@ std::string BlockId(int page, std::string_view type, std::size_t n) {
 
 // A rectangle as marker's PolygonBox gives it: four corners clockwise from the top-left, and
 // [x0, y0, x1, y1].
-Json RectPolygon(double x0, double y0, double x1, double y1) {
-  return Json::array(
-      {Json::array({x0, y0}), Json::array({x1, y0}), Json::array({x1, y1}), Json::array({x0, y1})});
+OrderedJson RectPolygon(double x0, double y0, double x1, double y1) {
+  return OrderedJson::array({OrderedJson::array({x0, y0}), OrderedJson::array({x1, y0}),
+                             OrderedJson::array({x1, y1}), OrderedJson::array({x0, y1})});
 }
 
 // marker's JSONBlockOutput fields of one block.
-Json BlockJson(std::string id, std::string_view type, std::string html, double x0, double y0,
-               double x1, double y1, Json children, const Json& hierarchy) {
+OrderedJson BlockJson(std::string id, std::string_view type, std::string html, double x0, double y0,
+                      double x1, double y1, OrderedJson children, const OrderedJson& hierarchy) {
   return {{"id", std::move(id)},
           {"block_type", type},
           {"html", std::move(html)},
           {"polygon", RectPolygon(x0, y0, x1, y1)},
-          {"bbox", Json::array({x0, y0, x1, y1})},
+          {"bbox", OrderedJson::array({x0, y0, x1, y1})},
           {"children", std::move(children)},
           {"section_hierarchy", hierarchy},
-          {"images", Json::object()}};
+          {"images", OrderedJson::object()}};
 }
 
 // A page's blocks as marker's top-level blocks: Text, SectionHeader and Table leaves, and a
 // ListGroup around each run of list items (its html the whole list, its children the ListItem
 // leaves). Each carries the section hierarchy above it (heading level -> the heading's id), which
 // runs on from page to page as marker's does.
-Json PageChildren(const document::DocumentPage& page, Json& hierarchy) {
+OrderedJson PageChildren(const document::DocumentPage& page, OrderedJson& hierarchy) {
   const std::vector<document::Block> blocks = document::PageBlocks(page);
-  Json children = Json::array();
+  OrderedJson children = OrderedJson::array();
   std::size_t n = 0;  // block ids number the page's blocks, as marker's do
   for (std::size_t i = 0; i < blocks.size(); ++i) {
     const document::Block& block = blocks[i];
@@ -100,7 +100,7 @@ Json PageChildren(const document::DocumentPage& page, Json& hierarchy) {
            blocks[end].ordered == block.ordered)
       ++end;
     const std::string group_id = BlockId(page.page, "ListGroup", n++);
-    Json items = Json::array();
+    OrderedJson items = OrderedJson::array();
     std::string html = block.ordered ? "<ol>" : "<ul>";
     double x0 = block.left;
     double y0 = block.top;
@@ -126,36 +126,36 @@ Json PageChildren(const document::DocumentPage& page, Json& hierarchy) {
 }
 
 // A page of marker's JSON: its html refers to its children by id, as marker's does.
-Json PageBlock(const document::DocumentPage& page, Json& hierarchy) {
-  Json children = PageChildren(page, hierarchy);
+OrderedJson PageBlock(const document::DocumentPage& page, OrderedJson& hierarchy) {
+  OrderedJson children = PageChildren(page, hierarchy);
   std::string html;
-  for (const Json& child : children)
+  for (const OrderedJson& child : children)
     html += "<content-ref src='" + child["id"].get<std::string>() + "'></content-ref>";
   return {{"id", PageId(page.page)},
           {"block_type", "Page"},
           {"html", std::move(html)},
           {"polygon", RectPolygon(0, 0, page.width, page.height)},
-          {"bbox", Json::array({0, 0, page.width, page.height})},
+          {"bbox", OrderedJson::array({0, 0, page.width, page.height})},
           {"children", std::move(children)},
-          {"section_hierarchy", Json::object()},
+          {"section_hierarchy", OrderedJson::object()},
           {"images", nullptr}};
 }
 
 // marker's JSONOutput without its metadata (marker's server leaves that out of `output` too).
-Json DocumentTree(const document::DocumentResult& document) {
-  Json pages = Json::array();
-  Json hierarchy = Json::object();
+OrderedJson DocumentTree(const document::DocumentResult& document) {
+  OrderedJson pages = OrderedJson::array();
+  OrderedJson hierarchy = OrderedJson::object();
   for (const document::DocumentPage& page : document.pages)
     pages.push_back(PageBlock(page, hierarchy));
   return {{"children", std::move(pages)}, {"block_type", "Document"}};
 }
 
 // The list's html with its items written out in place of their content-refs.
-std::string ResolvedHtml(const Json& block) {
+std::string ResolvedHtml(const OrderedJson& block) {
   if (!block["children"].is_array())
     return block["html"].get<std::string>();
   std::string html = block["html"].get<std::string>();
-  for (const Json& child : block["children"]) {
+  for (const OrderedJson& child : block["children"]) {
     const std::string ref =
         "<content-ref src='" + child["id"].get<std::string>() + "'></content-ref>";
     const std::size_t at = html.find(ref);
@@ -167,12 +167,12 @@ std::string ResolvedHtml(const Json& block) {
 
 // marker's ChunkOutput without its metadata: every page's top-level blocks in one flat list,
 // each with its html written out in full and its page.
-Json Chunks(const document::DocumentResult& document) {
-  Json blocks = Json::array();
-  Json page_info = Json::object();
-  Json hierarchy = Json::object();
+OrderedJson Chunks(const document::DocumentResult& document) {
+  OrderedJson blocks = OrderedJson::array();
+  OrderedJson page_info = OrderedJson::object();
+  OrderedJson hierarchy = OrderedJson::object();
   for (const document::DocumentPage& page : document.pages) {
-    for (Json& child : PageChildren(page, hierarchy)) {
+    for (OrderedJson& child : PageChildren(page, hierarchy)) {
       // marker's FlatBlockOutput: a block without children, with its page.
       child["html"] = ResolvedHtml(child);
       child.erase("children");
@@ -180,15 +180,15 @@ Json Chunks(const document::DocumentResult& document) {
       blocks.push_back(std::move(child));
     }
     page_info[std::to_string(page.page)] = {
-        {"bbox", Json::array({0, 0, page.width, page.height})},
+        {"bbox", OrderedJson::array({0, 0, page.width, page.height})},
         {"polygon", RectPolygon(0, 0, page.width, page.height)}};
   }
   return {{"blocks", std::move(blocks)}, {"page_info", std::move(page_info)}};
 }
 
 // marker's table of contents: the headings in document order.
-Json TableOfContents(const document::DocumentResult& document) {
-  Json toc = Json::array();
+OrderedJson TableOfContents(const document::DocumentResult& document) {
+  OrderedJson toc = OrderedJson::array();
   for (const document::DocumentPage& page : document.pages) {
     for (const document::Block& block : document::PageBlocks(page)) {
       if (block.type != document::BlockType::kHeading)
@@ -202,17 +202,17 @@ Json TableOfContents(const document::DocumentResult& document) {
   return toc;
 }
 
-Json PageStats(const document::DocumentResult& document) {
-  Json stats = Json::array();
+OrderedJson PageStats(const document::DocumentResult& document) {
+  OrderedJson stats = OrderedJson::array();
   for (const document::DocumentPage& page : document.pages) {
-    Json counts = Json::array();
+    OrderedJson counts = OrderedJson::array();
     if (!page.lines.empty())
-      counts.push_back(Json::array({"Line", page.lines.size()}));
+      counts.push_back(OrderedJson::array({"Line", page.lines.size()}));
     std::map<std::string_view, std::size_t> kinds;
     for (const document::Block& block : document::PageBlocks(page))
       ++kinds[MarkerBlockType(block.type)];
     for (const auto& [kind, count] : kinds)
-      counts.push_back(Json::array({kind, count}));
+      counts.push_back(OrderedJson::array({kind, count}));
     stats.push_back({{"page_id", page.page},
                      {"text_extraction_method", page.from_text_layer ? "pdftext" : "surya"},
                      {"block_counts", std::move(counts)},
@@ -223,8 +223,8 @@ Json PageStats(const document::DocumentResult& document) {
 }
 
 std::string Output(const document::DocumentResult& document, MarkerFormat format, bool paginate) {
-  const auto dump = [](const Json& j) {
-    return j.dump(2, ' ', false, Json::error_handler_t::replace);
+  const auto dump = [](const OrderedJson& j) {
+    return j.dump(2, ' ', false, OrderedJson::error_handler_t::replace);
   };
   switch (format) {
     case MarkerFormat::kMarkdown:
@@ -258,11 +258,11 @@ std::string_view MarkerFormatName(MarkerFormat format) {
   return "markdown";  // unreachable: every enumerator is in kFormats
 }
 
-Json MarkerResponseJson(const document::DocumentResult& document, MarkerFormat format,
-                        bool paginate) {
+OrderedJson MarkerResponseJson(const document::DocumentResult& document, MarkerFormat format,
+                               bool paginate) {
   return {{"format", MarkerFormatName(format)},
           {"output", Output(document, format, paginate)},
-          {"images", Json::object()},
+          {"images", OrderedJson::object()},
           {"metadata",
            {{"table_of_contents", TableOfContents(document)}, {"page_stats", PageStats(document)}}},
           {"success", true}};

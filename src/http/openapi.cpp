@@ -13,7 +13,7 @@ namespace ocr::http {
 namespace {
 
 // Ordered: the page follows the description's order, not the alphabet.
-using Json = nlohmann::ordered_json;
+using OrderedJson = nlohmann::ordered_json;
 
 // openapi.json in pieces (src/http/CMakeLists.txt): one literal could exceed what compilers take.
 constexpr auto kOpenApiPieces = std::to_array<const char*>({
@@ -25,7 +25,7 @@ std::string Escape(const std::string& s) {
   return ocr::EscapeHtml(s);
 }
 
-std::string RefName(const Json& j) {
+std::string RefName(const OrderedJson& j) {
   if (j.is_object() && j.contains("$ref")) {
     const std::string ref = j["$ref"];
     return ref.substr(ref.rfind('/') + 1);
@@ -33,7 +33,7 @@ std::string RefName(const Json& j) {
   return {};
 }
 
-std::string SchemaLink(const Json& schema) {
+std::string SchemaLink(const OrderedJson& schema) {
   if (const std::string name = RefName(schema); !name.empty()) {
     return "<a href=\"#schema-" + Escape(name) + "\">" + Escape(name) + "</a>";
   }
@@ -51,7 +51,7 @@ std::string SchemaLink(const Json& schema) {
         s += (s.empty() ? "" : " and ") + SchemaLink(part);
         continue;
       }
-      const Json properties = part.value("properties", Json::object());
+      const OrderedJson properties = part.value("properties", OrderedJson::object());
       for (const auto& [name, prop] : properties.items()) {
         if (!prop.contains("enum"))
           continue;
@@ -92,24 +92,25 @@ bool IsOperation(const std::string& method) {
 }
 
 // A response object, its $ref followed.
-const Json& Resolved(const Json& api, const Json& response) {
+const OrderedJson& Resolved(const OrderedJson& api, const OrderedJson& response) {
   const std::string name = RefName(response);
   return name.empty() ? response : api["components"]["responses"][name];
 }
 
-std::string ResponseRow(const std::string& status, const Json& response) {
+std::string ResponseRow(const std::string& status, const OrderedJson& response) {
   std::string body;
-  const Json content = response.value("content", Json::object());
+  const OrderedJson content = response.value("content", OrderedJson::object());
   for (const auto& [type, media] : content.items()) {
     body += (body.empty() ? "" : "<br>") + std::string("<code>") + Escape(type) +
-            "</code>: " + SchemaLink(media.value("schema", Json::object()));
+            "</code>: " + SchemaLink(media.value("schema", OrderedJson::object()));
   }
   return "<tr><td>" + Escape(status) + "</td><td>" +
          Escape(response.value("description", std::string())) + "</td><td>" + body + "</td></tr>";
 }
 
-std::string OperationSection(const Json& api, const std::string& path, const std::string& method,
-                             const Json& item, const Json& op) {
+std::string OperationSection(const OrderedJson& api, const std::string& path,
+                             const std::string& method, const OrderedJson& item,
+                             const OrderedJson& op) {
   std::string upper = method;
   for (char& c : upper)
     c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
@@ -123,7 +124,7 @@ std::string OperationSection(const Json& api, const std::string& path, const std
     h += Paragraphs(op["description"]);
   if (op.contains("parameters")) {
     h += "<h4>Query</h4><ul>";
-    for (const Json& parameter : op["parameters"]) {
+    for (const OrderedJson& parameter : op["parameters"]) {
       h += "<li><code>" + Escape(parameter.value("name", "")) +
            "</code>: " + Escape(parameter.value("description", "")) + "</li>";
     }
@@ -138,7 +139,7 @@ std::string OperationSection(const Json& api, const std::string& path, const std
   // The errors every route may answer are listed once, in their own section.
   h += "<h4>Responses</h4><table><tr><th>Status</th><th>Meaning</th><th>Body</th></tr>";
   for (const auto& [status, response] : op["responses"].items()) {
-    const Json& r = Resolved(api, response);
+    const OrderedJson& r = Resolved(api, response);
     if (!r.value("x-common", false))
       h += ResponseRow(status, r);
   }
@@ -150,7 +151,7 @@ std::string OperationSection(const Json& api, const std::string& path, const std
 // The page: a table of contents by tag (in the order of the description's tags: the OCR and job
 // routes first), each route's section under its tag, the errors common to every route once, then
 // the schemas.
-std::string RenderDocs(const Json& api) {
+std::string RenderDocs(const OrderedJson& api) {
   std::string h =
       "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
@@ -161,7 +162,7 @@ std::string RenderDocs(const Json& api) {
        "<p><a href=\"/openapi.json\">openapi.json</a> &middot; <a href=\"/\">Web UI</a></p>";
   std::string toc = "<nav class=\"toc\"><h2>Contents</h2><ol>";
   std::string sections;
-  for (const Json& tag : api.value("tags", Json::array())) {
+  for (const OrderedJson& tag : api.value("tags", OrderedJson::array())) {
     const std::string name = tag.value("name", "");
     toc += "<li><a href=\"#tag-" + Escape(name) + "\">" + Escape(name) + "</a><ul>";
     sections += "<h2 id=\"tag-" + Escape(name) + "\">" + Escape(name) + "</h2>" +
@@ -170,7 +171,7 @@ std::string RenderDocs(const Json& api) {
       for (const auto& [method, op] : item.items()) {
         if (!IsOperation(method))
           continue;
-        const Json tags = op.value("tags", Json::array());
+        const OrderedJson tags = op.value("tags", OrderedJson::array());
         if (tags.empty() || tags.front() != name)
           continue;
         std::string upper = method;
@@ -195,7 +196,7 @@ std::string RenderDocs(const Json& api) {
       if (!IsOperation(method))
         continue;
       for (const auto& [status, response] : op["responses"].items()) {
-        const Json& r = Resolved(api, response);
+        const OrderedJson& r = Resolved(api, response);
         if (r.value("x-common", false) && listed.insert(RefName(response)).second)
           h += ResponseRow(status, r);
       }
@@ -225,7 +226,7 @@ const std::string& OpenApiJson() {
 }
 
 const std::string& DocsHtml() {
-  static const std::string html = RenderDocs(Json::parse(OpenApiJson()));
+  static const std::string html = RenderDocs(OrderedJson::parse(OpenApiJson()));
   return html;
 }
 

@@ -21,10 +21,12 @@
 #include <poppler/cpp/poppler-rectangle.h>
 #include <spdlog/spdlog.h>
 
+#include "pdf/internal/units.h"
+
 namespace ocr::pdf {
 namespace {
 
-constexpr double kPointsPerInch = 72.0;
+using internal::kPointsPerInch;
 constexpr double kMaxDpi = 2400.0;
 // PDF readers accept the "%PDF-" header anywhere in the first 1024 bytes.
 constexpr std::size_t kHeaderSearchBytes = 1024;

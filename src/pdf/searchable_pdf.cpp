@@ -16,13 +16,14 @@
 #include "pdf/internal/embedded_files.h"
 #include "pdf/internal/pdfa.h"
 #include "pdf/internal/qpdf.h"
+#include "pdf/internal/units.h"
 
 namespace ocr::pdf {
 namespace {
 
 using Handle = QPDFObjectHandle;
 
-constexpr double kPointsPerInch = 72.0;
+using internal::kPointsPerInch;
 // The resource name of the layer's font on every page: Tesseract's, which OCRmyPDF looks for when
 // it grafts a text layer onto its output (another name is taken when a page already has it).
 constexpr std::string_view kFontName = "/f-0-0";

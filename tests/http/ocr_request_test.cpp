@@ -10,23 +10,23 @@
 namespace ocr::http {
 namespace {
 
-constexpr std::string_view kBoundary = "XyZ";
+constexpr std::string_view kFormBoundary = "XyZ";
 const std::string kFormType = "multipart/form-data; boundary=XyZ";
 
 std::string Field(std::string_view name, std::string_view value) {
-  return "--" + std::string(kBoundary) + "\r\nContent-Disposition: form-data; name=\"" +
+  return "--" + std::string(kFormBoundary) + "\r\nContent-Disposition: form-data; name=\"" +
          std::string(name) + "\"\r\n\r\n" + std::string(value) + "\r\n";
 }
 
 std::string File(std::string_view bytes) {
-  return "--" + std::string(kBoundary) +
+  return "--" + std::string(kFormBoundary) +
          "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.png\"\r\n"
          "Content-Type: image/png\r\n\r\n" +
          std::string(bytes) + "\r\n";
 }
 
 std::string End() {
-  return "--" + std::string(kBoundary) + "--\r\n";
+  return "--" + std::string(kFormBoundary) + "--\r\n";
 }
 
 BadRequest ErrorOf(const ParsedCall& parsed) {

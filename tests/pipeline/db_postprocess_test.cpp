@@ -5,23 +5,10 @@
 #include <gtest/gtest.h>
 #include <opencv2/imgproc.hpp>
 
+#include "pipeline/geometry.h"
+
 namespace ocr::pipeline {
 namespace {
-
-struct Extent {
-  float min_x, max_x, min_y, max_y;
-};
-
-Extent ExtentOf(const Quad& q) {
-  Extent e{q[0].x, q[0].x, q[0].y, q[0].y};
-  for (const Point& p : q) {
-    e.min_x = std::min(e.min_x, p.x);
-    e.max_x = std::max(e.max_x, p.x);
-    e.min_y = std::min(e.min_y, p.y);
-    e.max_y = std::max(e.max_y, p.y);
-  }
-  return e;
-}
 
 cv::Mat MapWith(std::initializer_list<std::pair<cv::Rect, float>> regions, int w = 300,
                 int h = 200) {
@@ -45,10 +32,10 @@ TEST(DbPostprocessTest, UnclipGrowsBoxByAreaOverPerimeter) {
   const auto boxes = DbPostprocess(prob, 300, 200, {});
   ASSERT_EQ(boxes.size(), 1u);
   const Extent e = ExtentOf(boxes[0]);
-  EXPECT_NEAR(e.min_x, 20 - 11.95, 1.5);
-  EXPECT_NEAR(e.max_x, 119 + 11.95, 1.5);
-  EXPECT_NEAR(e.min_y, 30 - 11.95, 1.5);
-  EXPECT_NEAR(e.max_y, 49 + 11.95, 1.5);
+  EXPECT_NEAR(e.x0, 20 - 11.95, 1.5);
+  EXPECT_NEAR(e.x1, 119 + 11.95, 1.5);
+  EXPECT_NEAR(e.y0, 30 - 11.95, 1.5);
+  EXPECT_NEAR(e.y1, 49 + 11.95, 1.5);
 }
 
 TEST(DbPostprocessTest, ScalesToSourceImage) {
@@ -56,10 +43,10 @@ TEST(DbPostprocessTest, ScalesToSourceImage) {
   const auto boxes = DbPostprocess(prob, 600, 800, {});  // map is 300 x 200
   ASSERT_EQ(boxes.size(), 1u);
   const Extent e = ExtentOf(boxes[0]);
-  EXPECT_NEAR(e.min_x, (20 - 11.95) * 2, 3);
-  EXPECT_NEAR(e.max_x, (119 + 11.95) * 2, 3);
-  EXPECT_NEAR(e.min_y, (30 - 11.95) * 4, 6);
-  EXPECT_NEAR(e.max_y, (49 + 11.95) * 4, 6);
+  EXPECT_NEAR(e.x0, (20 - 11.95) * 2, 3);
+  EXPECT_NEAR(e.x1, (119 + 11.95) * 2, 3);
+  EXPECT_NEAR(e.y0, (30 - 11.95) * 4, 6);
+  EXPECT_NEAR(e.y1, (49 + 11.95) * 4, 6);
   for (const Point& p : boxes[0]) {
     EXPECT_EQ(p.x, std::round(p.x));  // whole pixels
   }
@@ -84,8 +71,8 @@ TEST(DbPostprocessTest, ClipsBoxesToTheImage) {
   const auto boxes = DbPostprocess(prob, 300, 200, {});
   ASSERT_EQ(boxes.size(), 1u);
   const Extent e = ExtentOf(boxes[0]);
-  EXPECT_EQ(e.min_x, 0);
-  EXPECT_EQ(e.min_y, 0);
+  EXPECT_EQ(e.x0, 0);
+  EXPECT_EQ(e.y0, 0);
 }
 
 TEST(DbPostprocessTest, RespectsMaxCandidates) {

@@ -7,13 +7,12 @@
 #include <opencv2/imgproc.hpp>
 
 #include "pipeline/geometry.h"
+#include "support/hand_lines.h"
 
 namespace ocr::pipeline {
 namespace {
 
-Quad Box(float x0, float y0, float x1, float y1) {
-  return {Point{x0, y0}, Point{x1, y0}, Point{x1, y1}, Point{x0, y1}};
-}
+using testing::Box;
 
 // A page of 11 px text: `lines` horizontal lines of Hershey glyphs, each under its box as the
 // detector draws it, and a number written along the right margin, turned to read bottom to top,

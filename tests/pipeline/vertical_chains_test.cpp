@@ -4,12 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include "support/hand_lines.h"
+
 namespace ocr::pipeline {
 namespace {
 
-Quad Box(float x0, float y0, float x1, float y1) {
-  return {Point{x0, y0}, Point{x1, y0}, Point{x1, y1}, Point{x0, y1}};
-}
+using testing::Box;
 
 // The pieces the detector made of "91346 1580" printed up the right margin of a 100-dpi fax
 // (tests/forms, fax_01), among the page's horizontal lines.

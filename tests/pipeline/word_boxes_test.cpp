@@ -27,7 +27,7 @@ DecodedText TwoWords() {
   return d;
 }
 
-Quad Rotated(float cx, float cy, float w, float h, float degrees) {
+Quad RotatedClockwise(float cx, float cy, float w, float h, float degrees) {
   const cv::RotatedRect r({cx, cy}, {w, h}, degrees);
   cv::Point2f p[4];
   r.points(p);
@@ -121,7 +121,7 @@ TEST(WordBoxesTest, AxisAlignedBoxMapsWordsToTheirXRanges) {
 }
 
 TEST(WordBoxesTest, RotatedBoxPutsWordCornersOnItsTopAndBottomEdges) {
-  const Quad box = Rotated(300, 300, 300, 40, 20);
+  const Quad box = RotatedClockwise(300, 300, 300, 40, 20);
   const std::vector<Word> words = LocateWords(TwoWords(), box, false);
   ASSERT_EQ(words.size(), 2u);
   for (const Word& w : words) {
@@ -168,7 +168,7 @@ TEST(WordBoxesTest, TallCropStacksWordsAlongTheLongSide) {
 TEST(WordBoxesTest, CropGeometryMatchesCropTextLine) {
   const cv::Mat image(500, 500, CV_8UC3, cv::Scalar(255, 255, 255));
   for (const Quad& box : {Quad{Point{100, 100}, Point{140, 100}, Point{140, 400}, Point{100, 400}},
-                          Rotated(250, 250, 300, 40, 20)}) {
+                          RotatedClockwise(250, 250, 300, 40, 20)}) {
     const cv::Mat crop = CropTextLine(image, box);
     const CropGeometry g = CropGeometryOf(box);
     EXPECT_EQ(crop.cols, g.width());

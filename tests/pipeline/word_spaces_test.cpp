@@ -10,7 +10,7 @@
 namespace ocr::pipeline {
 namespace {
 
-const std::vector<std::string> kCharset = {"", "a", "b", "中", "（", " ", "&", "1", ".", "_"};
+const std::vector<std::string> kWordCharset = {"", "a", "b", "中", "（", " ", "&", "1", ".", "_"};
 constexpr int kSpace = 5;
 
 // One recognizer column: `best` at 0.9 unless it is the blank and `space` is given, in which case
@@ -22,7 +22,7 @@ struct Column {
 
 DecodedText Decode(const std::vector<Column>& columns) {
   std::vector<float> probs;
-  const int classes = static_cast<int>(kCharset.size());
+  const int classes = static_cast<int>(kWordCharset.size());
   for (const Column& c : columns) {
     std::vector<float> row(static_cast<size_t>(classes), 0.0f);
     if (c.best == 0) {
@@ -34,7 +34,7 @@ DecodedText Decode(const std::vector<Column>& columns) {
     }
     probs.insert(probs.end(), row.begin(), row.end());
   }
-  DecodedText d = CtcGreedyDecode(probs, static_cast<int>(columns.size()), classes, kCharset);
+  DecodedText d = CtcGreedyDecode(probs, static_cast<int>(columns.size()), classes, kWordCharset);
   d.column_width = 8;
   return d;
 }
