@@ -12,6 +12,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <opencv2/core/utility.hpp>
 
 #include "common/text.h"
 #include "image/test_images.h"
@@ -56,9 +57,11 @@ class DocumentJobsTest : public ::testing::Test {
     tiff_ = image::testing::RenderTextTiff({"Alpha 101", "Bravo 202", "Charlie 303"});
     if (tiff_.empty())
       GTEST_SKIP() << "pango-view not installed (scripts/bootstrap installs pango1.0-tools)";
-    // As the server does before it serves: the models' first runs (and OpenCV's lazily made
-    // singletons, which ThreadSanitizer cannot see made safely inside the uninstrumented library)
-    // happen on one thread, before the workers share the pipeline.
+    // As the server does before it serves: OpenCV runs its loops on the calling worker (no TBB
+    // pool, whose hand-offs ThreadSanitizer cannot see inside the uninstrumented libraries), and
+    // the models' first runs (and OpenCV's lazily made singletons) happen on one thread, before
+    // the workers share the pipeline.
+    cv::setNumThreads(0);
     ASSERT_OK(testing::DefaultPipeline().WarmUp());
     auto scheduler = sched::Scheduler::Start({sched::WorkerGroupPlan{0, {-1, -1}}},
                                              sched::SchedulerConfig{8, /*pin_threads=*/false});
