@@ -1,9 +1,10 @@
 # Compiles through ccache (Debian's, installed by scripts/bootstrap) when it is installed, so a
-# machine that built a unit before, in this checkout or another, gets it back from the cache. The
-# cache is ccache's own (~/.cache/ccache, or CCACHE_DIR), outside the checkout. Off with
-# -DOCR_CCACHE=OFF, or for one build with CCACHE_DISABLE=1 in the environment.
-#   base_dir       paths under the checkout are hashed relative to it: a clone in another folder
-#                  hits the same entries;
+# machine that built a unit before, in this checkout or an earlier one (see base_dir), gets it
+# back from the cache. The cache is ccache's own (~/.cache/ccache, or CCACHE_DIR), outside the
+# checkout. Off with -DOCR_CCACHE=OFF, or for one build with CCACHE_DISABLE=1 in the environment.
+#   base_dir       paths under the checkout are hashed relative to it, so a clone in another folder
+#                  hits the units compiled file by file; the unity batches name their files by
+#                  absolute path (CMake 3.25), so they hit only from a checkout at the same path;
 #   sloppiness     what the precompiled headers need (ccache's manual, "Precompiled headers"):
 #                  pch_defines and time_macros; include_file_mtime/ctime because a fresh clone's
 #                  headers are all newer than its first compile;
