@@ -42,7 +42,7 @@ InferenceWorkers::~InferenceWorkers() {
 
 Result<std::unique_ptr<InferenceWorkers>> InferenceWorkers::Start(
     const std::vector<ModelSpec>& specs, const WorkerFlags& flags,
-    const engine::SessionConfig& session) {
+    const engine::SessionConfig& session, bool warm_up) {
   OCR_ASSIGN_OR_RETURN(sched::Topology topology, sched::DiscoverTopology());
   sched::PlacementOptions placement;
   placement.max_threads = flags.threads;
@@ -79,7 +79,7 @@ Result<std::unique_ptr<InferenceWorkers>> InferenceWorkers::Start(
   config.queue_capacity = static_cast<size_t>(std::max(1, flags.queue_size));
   config.pin_threads = pin;
   InferenceWorkers* raw = w.get();
-  auto load_group = [raw, &specs, &session](int group) -> Status {
+  auto load_group = [raw, &specs, &session, warm_up](int group) -> Status {
     const auto g = static_cast<size_t>(group);
     for (const ModelSpec& spec : specs) {
       OCR_ASSIGN_OR_RETURN(auto set,
@@ -89,6 +89,8 @@ Result<std::unique_ptr<InferenceWorkers>> InferenceWorkers::Start(
       // The first request should not pay for ONNX Runtime's first-run allocations. A set that
       // fails here may still read other inputs, so it is served (and its failures answered 500
       // per request), with a warning.
+      if (!warm_up)
+        continue;
       if (Status warm = raw->pipelines_[g].back()->WarmUp(); !warm.ok())
         spdlog::warn("{}", warm.message());
     }

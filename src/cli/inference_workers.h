@@ -31,11 +31,14 @@ void AddWorkerFlags(CLI::App& cmd, WorkerFlags& flags);
 class InferenceWorkers {
  public:
   // Plans the groups, loads every set of `specs` in each group with `session` settings (by
-  // default one thread per Run: requests run side by side on the workers instead) and warms it
-  // up, then starts the workers. Errors: kModelLoadFailed naming the file; kInternal (topology).
+  // default one thread per Run: requests run side by side on the workers instead), warms it up
+  // unless `warm_up` is false (a run that reads its files and exits pays first-run costs once
+  // either way), then starts the workers. Errors: kModelLoadFailed naming the file; kInternal
+  // (topology).
   static Result<std::unique_ptr<InferenceWorkers>> Start(const std::vector<ModelSpec>& specs,
                                                          const WorkerFlags& flags,
-                                                         const engine::SessionConfig& session = {});
+                                                         const engine::SessionConfig& session = {},
+                                                         bool warm_up = true);
 
   ~InferenceWorkers();
   InferenceWorkers(const InferenceWorkers&) = delete;

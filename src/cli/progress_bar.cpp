@@ -21,6 +21,7 @@ void ProgressBar::StartFile(std::size_t index) {
   MutexLock lock(&mu_);
   earlier_done_ += file_done_;
   file_done_ = 0;
+  file_total_ = 0;
   file_ = index;
 }
 
@@ -28,8 +29,12 @@ void ProgressBar::Update(std::size_t done, std::size_t total) {
   if (!enabled_)
     return;
   MutexLock lock(&mu_);
-  // Pages finish out of order when they run in parallel: never draw fewer than already shown.
+  // Pages finish out of order when they run in parallel: never draw fewer than already shown,
+  // and draw nothing new when the count has not moved.
+  if (drawn_ && done <= file_done_ && total == file_total_)
+    return;
   file_done_ = std::max(file_done_, done);
+  file_total_ = total;
   State state;
   state.page = file_done_;
   state.pages = total;

@@ -39,7 +39,8 @@ class ProgressBar {
 
   // The next file begins (`index` from 0); its pages are not known yet.
   void StartFile(std::size_t index) EXCLUDES(mu_);
-  // `done` of the current file's `total` pages are read (0 once it is opened).
+  // `done` of the current file's `total` pages are read (0 once it is opened); no redraw when
+  // neither has moved since the last drawing.
   void Update(std::size_t done, std::size_t total) EXCLUDES(mu_);
   // Erases the bar (before a message, or the output); the next Update draws it again.
   void Clear() EXCLUDES(mu_);
@@ -57,6 +58,7 @@ class ProgressBar {
   bool drawn_ GUARDED_BY(mu_) = false;
   std::size_t file_ GUARDED_BY(mu_) = 0;          // from 0
   std::size_t file_done_ GUARDED_BY(mu_) = 0;     // pages of the current file read
+  std::size_t file_total_ GUARDED_BY(mu_) = 0;    // pages of the current file to read
   std::size_t earlier_done_ GUARDED_BY(mu_) = 0;  // pages of the files before it read
 };
 

@@ -1,9 +1,11 @@
 #include "cli/run_command.h"
 
+#include <malloc.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <filesystem>
@@ -11,15 +13,20 @@
 #include <iostream>
 #include <iterator>
 #include <memory>
+#include <optional>
 #include <system_error>
+#include <utility>
 
 #include <fmt/format.h>
+#include <opencv2/core/utility.hpp>
 
 #include "cli/exit_codes.h"
 #include "cli/flag_wording.h"
+#include "cli/inference_workers.h"
 #include "cli/model_flags.h"
 #include "cli/progress_bar.h"
 #include "common/clock.h"
+#include "common/mutex.h"
 #include "common/text.h"
 #include "document/document.h"
 #include "document/render.h"
@@ -28,8 +35,8 @@
 #include "http/error_mapping.h"
 #include "http/response_json.h"
 #include "image/decode.h"
-#include "pipeline/model_set.h"
 #include "pipeline/pipeline.h"
+#include "sched/scheduler.h"
 
 namespace ocr::cli {
 
@@ -43,7 +50,7 @@ CLI::App* AddRunCommand(CLI::App& app, RunOptions& o) {
   cmd->add_option("--model", o.model, "Model set to use (default: the first)");
   cmd->add_option("--format", o.format, "Output: json, text, markdown, html, hocr, alto or pdf")
       ->capture_default_str();
-  cmd->add_option("--threads", o.threads, "Inference threads (0 = all usable cores)")
+  cmd->add_option("--threads", o.threads, "Inference workers (0 = one per usable core)")
       ->envname("ONNXOCR_THREADS")
       ->check(CLI::Range(0, 4096));
   cmd->add_flag(
@@ -106,18 +113,55 @@ Result<std::string> ReadInput(const std::string& path) {
   return bytes;
 }
 
-// Opens the document, shows its page count, then reads it with the bar following each page.
-Result<document::DocumentResult> ReadWithProgress(const pipeline::Pipeline& pipe,
-                                                  std::span<const std::uint8_t> data,
-                                                  const document::DocumentOptions& options,
-                                                  ProgressBar& bar) {
+// Opens the document and reads it, its pages (and each page's batches) spread over the idle
+// workers of `worker`'s group; `progress` follows each page (0 once it is opened).
+Result<document::DocumentResult> ReadOnWorker(const pipeline::Pipeline& pipe,
+                                              std::span<const std::uint8_t> data,
+                                              const document::DocumentOptions& options,
+                                              TaskRunner& runner,
+                                              const document::PageProgress& progress) {
   OCR_ASSIGN_OR_RETURN(const std::unique_ptr<document::PageReader> reader,
                        document::PageReader::Open(data, options));
-  bar.Update(0, reader->pages().size());
-  return document::ReadDocument(
-      *reader, pipe, {}, nullptr,
-      [&bar](std::size_t done, std::size_t total) { bar.Update(done, total); });
+  progress(0, reader->pages().size());
+  return document::ReadDocument(*reader, pipe, {}, &runner, progress);
 }
+
+// One file of the run as read: its bytes (the PDF output is written over them) and its pages.
+struct FileRead {
+  Result<std::string> bytes = Cancelled();
+  Result<document::DocumentResult> doc = Cancelled();
+  double seconds = 0;  // reading it, from its bytes to its last page
+};
+
+// The files of one run, read side by side: each is a job on the workers (a document's pages, and
+// a page's recognition batches, spread further over idle workers), so the next file's decoding
+// and detection overlap this one's recognition; they are handed back in the order given.
+// Thread-safety: Finish() from any thread, Take() from the run's thread.
+class FilesInFlight {
+ public:
+  explicit FilesInFlight(std::size_t files) : files_(files), done_(files, false) {}
+
+  void Finish(std::size_t index, FileRead read) EXCLUDES(mu_) {
+    MutexLock lock(&mu_);
+    files_[index] = std::move(read);
+    done_[index] = true;
+    finished_.SignalAll();
+  }
+
+  // Waits for file `index` and hands it over.
+  FileRead Take(std::size_t index) EXCLUDES(mu_) {
+    MutexLock lock(&mu_);
+    while (!done_[index])
+      finished_.Wait(&mu_);
+    return std::move(files_[index]);
+  }
+
+ private:
+  Mutex mu_;
+  CondVar finished_;
+  std::vector<FileRead> files_ GUARDED_BY(mu_);
+  std::vector<bool> done_ GUARDED_BY(mu_);
+};
 
 // Writes `bytes` to `path`, or to stdout when it is empty.
 bool WriteOutput(const std::string& path, const std::string& bytes) {
@@ -191,56 +235,104 @@ bool ProgressWanted(const std::string& progress) {
   return progress == "auto" && isatty(STDERR_FILENO) == 1;
 }
 
-// Loads the model set --model names (the first by default). The exit code and message when
-// none loads.
-Result<std::unique_ptr<pipeline::ModelSet>> LoadModels(const RunOptions& o,
-                                                       engine::Runtime& runtime, int& exit_code) {
+// The model set --model names (the first by default). The exit code and message when none
+// resolves.
+Result<ModelSpec> ChooseModels(const RunOptions& o, int& exit_code) {
   auto specs = ResolveModelSpecs(o.input.models);
   if (!specs.ok()) {
     exit_code =
         specs.status().code() == StatusCode::kInvalidArgument ? kExitUsage : kExitModelsFailed;
     return specs.status();
   }
-  const ModelSpec* spec = &specs->front();
-  if (!o.model.empty()) {
-    spec = nullptr;
-    for (const auto& s : *specs) {
-      if (s.name == o.model)
-        spec = &s;
-    }
-    if (spec == nullptr) {
-      exit_code = kExitUsage;
-      return InvalidArgument("--model: no model set named '" + o.model + "'");
-    }
+  if (o.model.empty())
+    return specs->front();
+  for (const ModelSpec& spec : *specs) {
+    if (spec.name == o.model)
+      return spec;
   }
-  engine::SessionConfig session;
-  // One file at a time: let ONNX Runtime spread each model call over the cores.
-  session.intra_op_threads = o.threads;
-  exit_code = kExitModelsFailed;
-  return pipeline::LoadModelSet(runtime, spec->name, spec->dir, session);
+  exit_code = kExitUsage;
+  return InvalidArgument("--model: no model set named '" + o.model + "'");
 }
 
-// Reads every file in order into `out` (the JSON, the text of each, or the one PDF), with the
-// progress bar. Returns the exit code of the last file that failed (0 when none did); each failure
-// is told on stderr (and, for JSON, put in the file's place).
-int ReadAll(const RunOptions& o, const pipeline::Pipeline& pipe,
+// True when `data` is a document of one page (after --pages): a run of it alone is best served
+// by one worker whose model calls use every core.
+bool IsLonePage(std::span<const std::uint8_t> data, const document::DocumentOptions& options) {
+  const Result<std::unique_ptr<document::PageReader>> reader =
+      document::PageReader::Open(data, options);
+  return reader.ok() && (*reader)->pages().size() == 1;
+}
+
+// Submits a job per file to `workers`, each reading its file into `files` (the first file's
+// bytes are `first` when the run read them already). Background jobs are always admitted; a
+// worker takes a waiting file before it helps another's pages.
+void SubmitFiles(const RunOptions& o, InferenceWorkers& workers,
+                 const document::DocumentOptions& doc_options, ProgressBar& bar,
+                 const std::atomic<std::size_t>& current, std::optional<Result<std::string>> first,
+                 FilesInFlight& files) {
+  const auto pipelines = workers.pipelines();
+  for (std::size_t i = 0; i < o.files.size(); ++i) {
+    sched::Job job;
+    job.priority = sched::Priority::kBackground;
+    std::optional<Result<std::string>> bytes;
+    if (i == 0)
+      bytes = std::move(first);
+    job.run = [&, pipelines, i, bytes = std::make_shared<decltype(bytes)>(std::move(bytes))](
+                  sched::WorkerContext& worker) {
+      Stopwatch watch;
+      FileRead read;
+      read.bytes = *bytes ? std::move(**bytes) : ReadInput(o.files[i]);
+      // The bar follows the file the output waits for.
+      const document::PageProgress progress = [&bar, &current, i](std::size_t done,
+                                                                  std::size_t total) {
+        if (current.load() == i)
+          bar.Update(done, total);
+      };
+      read.doc = read.bytes.ok()
+                     ? ReadOnWorker(*pipelines.at(static_cast<std::size_t>(worker.group)).front(),
+                                    AsBytes(*read.bytes), doc_options, worker.runner, progress)
+                     : Result<document::DocumentResult>(read.bytes.status());
+      read.seconds = watch.ElapsedMs() / 1000.0;
+      files.Finish(i, std::move(read));
+    };
+    job.dropped = [&files, i](const Status& why) {
+      FileRead read;
+      read.bytes = why;
+      read.doc = why;
+      files.Finish(i, std::move(read));
+    };
+    if (Status submitted = workers.scheduler().Submit(std::move(job)); !submitted.ok()) {
+      FileRead read;
+      read.bytes = submitted;
+      read.doc = submitted;
+      files.Finish(i, std::move(read));
+    }
+  }
+}
+
+// Reads every file into `out` (the JSON, the text of each, or the one PDF), the files side by side
+// on `workers`, answered in order, with the progress bar. Returns the exit code of the last file
+// that failed (0 when none did); each failure is told on stderr (and, for JSON, put in the file's
+// place).
+int ReadAll(const RunOptions& o, InferenceWorkers& workers,
             const document::DocumentOptions& doc_options, document::OutputFormat format,
-            bool word_boxes, std::string& out) {
+            bool word_boxes, std::optional<Result<std::string>> first, std::string& out) {
   const bool pdf = format == document::OutputFormat::kPdf;
   int exit_code = kExitOk;
   nlohmann::json all = nlohmann::json::array();
   ProgressBar bar(stderr, ProgressWanted(o.progress), o.files.size());
+  std::atomic<std::size_t> current{0};
+  FilesInFlight files(o.files.size());
+  SubmitFiles(o, workers, doc_options, bar, current, std::move(first), files);
   for (std::size_t i = 0; i < o.files.size(); ++i) {
-    const std::string& path = o.files[i];
-    const std::string name = InputName(path);
+    const std::string name = InputName(o.files[i]);
     bar.StartFile(i);
-    Stopwatch watch;
-    Result<std::string> bytes = ReadInput(path);
-    const std::span<const std::uint8_t> data = AsBytes(bytes.ok() ? *bytes : std::string_view());
-    Result<document::DocumentResult> doc = bytes.ok()
-                                               ? ReadWithProgress(pipe, data, doc_options, bar)
-                                               : Result<document::DocumentResult>(bytes.status());
-    const double seconds = watch.ElapsedMs() / 1000.0;
+    current.store(i);
+    FileRead read = files.Take(i);
+    Result<document::DocumentResult>& doc = read.doc;
+    if (doc.ok())
+      bar.Update(doc->pages.size(), doc->pages.size());
+    const std::span<const std::uint8_t> data =
+        AsBytes(read.bytes.ok() ? *read.bytes : std::string_view());
     if (doc.ok() && pdf) {
       Stopwatch layer_watch;
       Result<std::string> written = document::WriteSearchablePdf(data, *doc, doc_options);
@@ -250,7 +342,7 @@ int ReadAll(const RunOptions& o, const pipeline::Pipeline& pipe,
         bar.Clear();
         std::cerr << fmt::format(
             "onnxocr run: {}: {} pages read in {:.2f} s, PDF written in {:.0f} ms\n", name,
-            doc->pages.size(), seconds, layer_watch.ElapsedMs());
+            doc->pages.size(), read.seconds, layer_watch.ElapsedMs());
       } else {
         doc = written.status();
       }
@@ -259,7 +351,8 @@ int ReadAll(const RunOptions& o, const pipeline::Pipeline& pipe,
       const Status failure = InCliTerms(doc.status());
       bar.Clear();
       // A file's own failures name it already.
-      std::cerr << "onnxocr run: " << (bytes.ok() ? name + ": " : "") << failure.message() << "\n";
+      std::cerr << "onnxocr run: " << (read.bytes.ok() ? name + ": " : "") << failure.message()
+                << "\n";
       exit_code = ExitCodeFor(failure);
       if (format == document::OutputFormat::kJson)
         all.push_back(http::ErrorJson(failure));
@@ -269,9 +362,10 @@ int ReadAll(const RunOptions& o, const pipeline::Pipeline& pipe,
       // Images print the JSON form's answer; PDFs and multi-frame TIFFs the multipart form's,
       // with pages.
       const bool is_pdf = image::SniffFormat(data) == image::Format::kPdf;
-      all.push_back(is_pdf || doc->page_count > 1
-                        ? http::DocumentResponseJson(*doc, format, false, seconds, word_boxes)
-                        : http::OcrResponseJson(doc->pages.front().lines, seconds, word_boxes));
+      all.push_back(
+          is_pdf || doc->page_count > 1
+              ? http::DocumentResponseJson(*doc, format, false, read.seconds, word_boxes)
+              : http::OcrResponseJson(doc->pages.front().lines, read.seconds, word_boxes));
     } else if (!pdf) {
       if (o.files.size() > 1)
         out += "==> " + name + " <==\n";
@@ -304,17 +398,42 @@ int Run(const RunOptions& o) {
     doc_options.ocr.word_boxes = true;
 
   image::QuietCodecWarnings();
-  engine::Runtime runtime;
+  // OpenCV's loops run on the calling worker, as in the server: its own pool beside the workers
+  // would oversubscribe the cores.
+  cv::setNumThreads(0);
   int load_exit = kExitOk;
-  auto models = LoadModels(o, runtime, load_exit);
-  if (!models.ok()) {
-    std::cerr << "onnxocr run: " << models.status().message() << "\n";
+  auto spec = ChooseModels(o, load_exit);
+  if (!spec.ok()) {
+    std::cerr << "onnxocr run: " << spec.status().message() << "\n";
     return load_exit;
   }
-  const pipeline::Pipeline pipe(**models);
+  // One worker per core, as in the server: files and pages side by side, one model call per core.
+  // A lone page instead gets one worker whose model calls use every core, so that its detection
+  // does not run on one core while the others wait.
+  WorkerFlags flags;
+  flags.threads = o.threads;
+  engine::SessionConfig session;
+  std::optional<Result<std::string>> first;
+  if (o.files.size() == 1) {
+    first = ReadInput(o.files.front());
+    if (first->ok() && IsLonePage(AsBytes(**first), doc_options)) {
+      flags.threads = 1;
+      session.intra_op_threads = o.threads;
+    }
+  }
+  // A run reads its pages and exits: a freed page's buffers are kept for the next page rather
+  // than unmapped and faulted in again (a third of a scanned PDF's time was the kernel's).
+  mallopt(M_MMAP_THRESHOLD, 1 << 30);
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  auto workers = InferenceWorkers::Start({*spec}, flags, session, /*warm_up=*/false);
+  if (!workers.ok()) {
+    std::cerr << "onnxocr run: " << workers.status().message() << "\n";
+    return kExitModelsFailed;
+  }
 
   std::string out;
-  int exit_code = ReadAll(o, pipe, doc_options, *format, word_boxes, out);
+  const int exit_code =
+      ReadAll(o, **workers, doc_options, *format, word_boxes, std::move(first), out);
   if (pdf && exit_code != kExitOk)
     return exit_code;  // no PDF was made: write nothing
   if (!WriteOutput(o.output, out)) {

@@ -18,7 +18,7 @@ struct RunOptions {
   std::string output;              // -o: the file written instead of stdout
   std::vector<std::string> files;  // paths; "-" is standard input
   std::string progress = "auto";   // auto (when stderr is a terminal), on or off
-  int threads = 0;                 // ONNX Runtime intra-op threads; 0 = all usable cores
+  int threads = 0;                 // inference workers; 0 = one per usable core
   bool paginate = false;           // page separators in text, markdown and html output
   bool reference = false;          // read as the reference pipeline does (parity checks)
 };
