@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <future>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -80,9 +82,13 @@ class DocumentJobsTest : public ::testing::Test {
   }
 
   // The TIFF opened as a route opens it.
-  JobInput Input(document::DocumentOptions options = {}) {
+  JobInput Input(document::DocumentOptions options = {}) { return InputOf(tiff_, options); }
+
+  // `bytes` opened as a route opens them.
+  static JobInput InputOf(const std::vector<std::uint8_t>& bytes,
+                          document::DocumentOptions options = {}) {
     JobInput input;
-    input.upload = std::make_unique<const std::string>(tiff_.begin(), tiff_.end());
+    input.upload = std::make_unique<const std::string>(bytes.begin(), bytes.end());
     input.file = *input.upload;
     auto reader = document::PageReader::Open(AsBytes(input.file), options);
     EXPECT_OK(reader);
@@ -154,6 +160,74 @@ TEST_F(DocumentJobsTest, AJobReadsEveryPageInOrderAndLogsEachOnce) {
   view->reset();
   outcome = Status(StatusCode::kCancelled, "dropped");
   EXPECT_EQ(budget.reserved(), 0);
+}
+
+// Every line of a page, exactly: its text, its confidence and its box as the bits of the floats.
+std::string Exactly(const document::DocumentPage& page) {
+  std::ostringstream out;
+  out << std::hexfloat;
+  for (const pipeline::TextLine& line : page.lines) {
+    out << line.text << " " << line.confidence;
+    for (const pipeline::Point& p : line.box)
+      out << " " << p.x << "," << p.y;
+    out << "\n";
+  }
+  return out.str();
+}
+
+// One page reads the same, to the bit, however the work around it is spread: alone on the
+// workers, 16 times at once as interactive requests, and as each page of a 20-page document read
+// as a job beside them (its pages and every page's batches landing on different workers each
+// time).
+TEST_F(DocumentJobsTest, APageReadsTheSameUnderAnyConcurrency) {
+  const std::string text = "Invoice 2026-11 for 4,120.50\nPaid by card on 27 November\nThank you";
+  const std::vector<std::uint8_t> one = image::testing::RenderTextTiff({text}, 20);
+  const std::vector<std::uint8_t> twenty =
+      image::testing::RenderTextTiff(std::vector<std::string>(20, text), 20);
+  ASSERT_FALSE(one.empty());
+  ASSERT_FALSE(twenty.empty());
+  // A request as the synchronous route runs it: one interactive job, its batches spread.
+  auto request = [&](std::promise<Result<document::DocumentResult>>& done) {
+    sched::Job job;
+    job.run = [&](sched::WorkerContext& worker) {
+      done.set_value(document::ReadDocument(std::span<const std::uint8_t>(one),
+                                            testing::DefaultPipeline(), {}, {}, &worker.runner));
+    };
+    job.dropped = [&](const Status& why) { done.set_value(why); };
+    return scheduler_->Submit(std::move(job));
+  };
+  std::promise<Result<document::DocumentResult>> alone_done;
+  ASSERT_OK(request(alone_done));
+  const Result<document::DocumentResult> alone = alone_done.get_future().get();
+  ASSERT_OK(alone);
+  ASSERT_EQ(alone->pages.size(), 1u);
+  const std::string expected = Exactly(alone->pages[0]);
+  ASSERT_EQ(alone->pages[0].lines.size(), 3u) << expected;
+
+  JobStore store({}, Workers(), scheduler_->worker_count());
+  auto id = store.Create(InputOf(twenty));
+  ASSERT_OK(id);
+  std::vector<std::promise<Result<document::DocumentResult>>> requests(16);
+  for (auto& done : requests) {
+    // The queue holds 8: wait for a place as a client would retry.
+    while (!request(done).ok())
+      std::this_thread::sleep_for(1ms);
+  }
+  for (auto& done : requests) {
+    const Result<document::DocumentResult> read = done.get_future().get();
+    ASSERT_OK(read);
+    ASSERT_EQ(read->pages.size(), 1u);
+    EXPECT_EQ(Exactly(read->pages[0]), expected);
+  }
+  auto view = store.Follow(*id, 0);
+  ASSERT_OK(view);
+  ASSERT_TRUE(WaitFor([&] { return IsFinished((*view)->Snapshot().state); }));
+  auto outcome = store.Outcome(*id);
+  ASSERT_OK(outcome);
+  ASSERT_NE(outcome->document, nullptr) << (*view)->Snapshot().error.ToString();
+  ASSERT_EQ(outcome->document->pages.size(), 20u);
+  for (const document::DocumentPage& page : outcome->document->pages)
+    EXPECT_EQ(Exactly(page), expected) << "page " << page.page;
 }
 
 TEST_F(DocumentJobsTest, DeleteCancelsAnUnfinishedJobAndItsPagesStop) {
