@@ -74,6 +74,16 @@ std::vector<std::string> PdfSeeds() {
                      "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 100 50] /Rotate 90 >>",
                      "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 50 100] /CropBox [10 10 40 "
                      "90] >>"})),
+      // A scan: one 8 x 4 grey image over the page, two strips, and an OCR layer's hidden text.
+      Text(BuildPdf({"<< /Type /Catalog /Pages 2 0 R >>",
+                     "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+                     "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 72 36] /Resources << /XObject << "
+                     "/Im0 5 0 R >> >> /Contents 4 0 R >>",
+                     "<< /Length 81 >>\nstream\nq 72 0 0 18 0 0 cm /Im0 Do Q q 72 0 0 18 0 18 cm "
+                     "/Im0 Do Q BT 3 Tr (x) Tj ET\nendstream",
+                     "<< /Type /XObject /Subtype /Image /Width 8 /Height 4 /ColorSpace /DeviceGray "
+                     "/BitsPerComponent 8 /Length 32 >>\nstream\n" +
+                         std::string(32, '\x80') + "\nendstream"})),
   };
   std::string missing;
   if (ocr::pdf::testing::HaveTools(&missing)) {

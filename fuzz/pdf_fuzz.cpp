@@ -3,9 +3,14 @@
 // max_pages pages; page 0 renders to CV_8UC3 of exactly PageSize() and within the pixel limit,
 // or fails with kInvalidPdf / kImageTooLarge (always kImageTooLarge when PageSize() is over the
 // limit); text-layer boxes lie on the page; pages out of range are kInvalidArgument; a text
-// layer added with QPDF (pdf/searchable_pdf.h) gives a PDF or fails with kInvalidPdf / kInternal.
+// layer added with QPDF (pdf/searchable_pdf.h) gives a PDF or fails with kInvalidPdf / kInternal;
+// a page's scan resolution (pdf/scan_resolution.h) is none or a finite positive number, and page 0
+// renders at it within the pixel limit or fails cleanly.
+#include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 
 #include <opencv2/core.hpp>
@@ -13,6 +18,7 @@
 #include "document/text_layer.h"
 #include "fuzz_support.h"
 #include "pdf/pdf_document.h"
+#include "pdf/scan_resolution.h"
 #include "pdf/searchable_pdf.h"
 
 namespace {
@@ -77,6 +83,28 @@ void CheckSearchable(std::span<const std::uint8_t> bytes, const ocr::Result<cv::
   OCR_FUZZ_CHECK(pdf->rfind("%PDF-", 0) == 0);
 }
 
+// The operators of every page read for a scan; page 0, when it is one, rendered at its resolution
+// (capped as the document reader caps it).
+void CheckScanResolution(std::span<const std::uint8_t> bytes, const ocr::pdf::PdfDocument& doc) {
+  const auto scans = ocr::pdf::ScanResolutions::Open(bytes);
+  if (!scans.ok()) {
+    OCR_FUZZ_CHECK(scans.status().code() == StatusCode::kInvalidPdf);
+    return;
+  }
+  for (int page = -1; page <= doc.page_count(); ++page) {
+    const std::optional<double> dpi = (*scans)->Of(page);
+    OCR_FUZZ_CHECK(!dpi || (std::isfinite(*dpi) && *dpi > 0));
+    OCR_FUZZ_CHECK(!dpi || (page >= 0 && page < doc.page_count()));
+    if (page == 0 && dpi) {
+      const ocr::Result<cv::Mat> image = doc.RenderPage(0, std::clamp(*dpi, 1.0, kLimits.dpi));
+      if (image.ok())
+        OCR_FUZZ_CHECK(static_cast<std::int64_t>(image->total()) <= kLimits.max_page_pixels);
+      else
+        OCR_FUZZ_CHECK(IsPageError(image.status().code()));
+    }
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -98,6 +126,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   CheckRender(pdf, page_size);
   CheckTextLayer(pdf, page_size);
   CheckSearchable(std::span<const std::uint8_t>(data, size), page_size);
+  CheckScanResolution(std::span<const std::uint8_t>(data, size), pdf);
   OCR_FUZZ_CHECK(pdf.PageSize(pdf.page_count()).status().code() == StatusCode::kInvalidArgument);
   OCR_FUZZ_CHECK(pdf.PageSize(-1).status().code() == StatusCode::kInvalidArgument);
   return 0;

@@ -57,7 +57,9 @@ void AddInputFlags(CLI::App& cmd, InputFlags& f, unsigned where) {
       ->envname("ONNXOCR_MAX_PDF_PAGES")
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();
-  cmd.add_option("--pdf-dpi", f.limits.pdf_dpi, "Resolution PDF pages are rendered at for OCR")
+  cmd.add_option("--pdf-dpi", f.limits.pdf_dpi,
+                 "Resolution PDF pages are rendered at for OCR (a scanned page at its scan's own "
+                 "resolution when that is lower)")
       ->envname("ONNXOCR_PDF_DPI")
       ->check(CLI::Range(36.0, 1200.0))
       ->capture_default_str();

@@ -15,6 +15,7 @@
 #include "document/text_layer.h"
 #include "image/decode.h"
 #include "pdf/pdf_document.h"
+#include "pdf/scan_resolution.h"
 
 namespace ocr::document {
 namespace {
@@ -50,6 +51,8 @@ Result<std::vector<int>> SelectPages(const DocumentOptions& options, int page_co
 // copies, tensors, activations), with margin: BENCHMARKS.md, "Memory".
 constexpr std::int64_t kInferenceBytes = 96ll << 20;
 constexpr std::int64_t kBytesPerPixel = 6;  // the BGR page and one working copy of it
+// The lowest resolution a scanned PDF page is rendered at for OCR (a fax's coarse mode is 98).
+constexpr double kMinScanDpi = 72;
 
 // The estimate of PageReader::EstimateBytes for `pages` selected pages, the largest of
 // `largest_page` pixels.
@@ -57,6 +60,16 @@ std::int64_t PagesInFlightBytes(std::int64_t largest_page, std::size_t pages, in
   const std::int64_t in_flight =
       std::clamp<std::int64_t>(static_cast<std::int64_t>(pages), 1, std::max(1, parallel_pages));
   return in_flight * (largest_page * kBytesPerPixel + kInferenceBytes);
+}
+
+// The resolution PDF page `page` is read at: a scanned page's own when that is lower than
+// --pdf-dpi (more pixels than the scanner saw only blur its letters and cost time), else
+// --pdf-dpi. Never below kMinScanDpi, so that a page-sized image of a few pixels still renders.
+// `scans` may be null (QPDF could not read the file).
+double ReadingDpi(const pdf::ScanResolutions* scans, int page, const DocumentOptions& options) {
+  const double dpi = options.limits.pdf_dpi;
+  const std::optional<double> scan = scans ? scans->Of(page) : std::nullopt;
+  return scan ? std::clamp(*scan, std::min(dpi, kMinScanDpi), dpi) : dpi;
 }
 
 // What reading any page needs.
@@ -152,14 +165,19 @@ class PdfReader final : public ReaderBase {
                          pdf::PdfDocument::Open(bytes, PdfLimitsFor(options.limits)));
     OCR_ASSIGN_OR_RETURN(std::vector<int> pages, SelectPages(options, document->page_count()));
     const int count = document->page_count();
+    // A PDF poppler reads but QPDF does not has its pages rendered at the set resolution.
+    Result<std::unique_ptr<pdf::ScanResolutions>> scans = pdf::ScanResolutions::Open(bytes);
     return std::unique_ptr<PageReader>(
-        new PdfReader(std::move(document), count, std::move(pages), options));
+        new PdfReader(std::move(document), scans.ok() ? std::move(scans).value() : nullptr, count,
+                      std::move(pages), options));
   }
 
  private:
-  PdfReader(std::unique_ptr<pdf::PdfDocument> document, int count, std::vector<int> pages,
-            const DocumentOptions& options)
-      : ReaderBase(count, std::move(pages), options), document_(std::move(document)) {}
+  PdfReader(std::unique_ptr<pdf::PdfDocument> document, std::unique_ptr<pdf::ScanResolutions> scans,
+            int count, std::vector<int> pages, const DocumentOptions& options)
+      : ReaderBase(count, std::move(pages), options),
+        document_(std::move(document)),
+        scans_(std::move(scans)) {}
 
   Result<DocumentPage> ReadPage(int p, const PageContext& context) const override {
     OCR_ASSIGN_OR_RETURN(LayerOrImage read, ReadLayerOrRender(p, context));
@@ -200,7 +218,8 @@ class PdfReader final : public ReaderBase {
             {}};
       }
     }
-    OCR_ASSIGN_OR_RETURN(cv::Mat image, document_->RenderPage(p));
+    OCR_ASSIGN_OR_RETURN(cv::Mat image,
+                         document_->RenderPage(p, ReadingDpi(scans_.get(), p, context.options)));
     return LayerOrImage{std::nullopt, std::move(image)};
   }
 
@@ -214,9 +233,10 @@ class PdfReader final : public ReaderBase {
     return PagesInFlightBytes(largest_page, pages().size(), parallel_pages);
   }
 
-  // poppler is not thread-safe: every call on the document holds mu_.
+  // poppler and QPDF are not thread-safe: every call on the document holds mu_.
   mutable Mutex mu_;
   const std::unique_ptr<pdf::PdfDocument> document_ PT_GUARDED_BY(mu_);
+  const std::unique_ptr<pdf::ScanResolutions> scans_ PT_GUARDED_BY(mu_);  // null: QPDF failed
 };
 
 }  // namespace
@@ -295,17 +315,17 @@ Result<cv::Mat> DrawPage(std::span<const std::uint8_t> bytes, int page, int max_
   const InputLimits& limits = options.limits;
   switch (image::SniffFormat(bytes)) {
     case image::Format::kPdf: {
-      pdf::PdfLimits pdf = PdfLimitsFor(limits);
-      OCR_ASSIGN_OR_RETURN(auto document, pdf::PdfDocument::Open(bytes, pdf));
+      OCR_ASSIGN_OR_RETURN(auto document, pdf::PdfDocument::Open(bytes, PdfLimitsFor(limits)));
       if (page < 0 || page >= document->page_count())
         return NoSuchPage(page, document->page_count());
+      // At the resolution the page is read at, so that its boxes fit.
+      Result<std::unique_ptr<pdf::ScanResolutions>> scans = pdf::ScanResolutions::Open(bytes);
+      double dpi = ReadingDpi(scans.ok() ? scans->get() : nullptr, page, options);
       OCR_ASSIGN_OR_RETURN(const cv::Size size, document->PageSize(page));
-      const int side = std::max(size.width, size.height);
-      if (side > max_side) {  // rendered small rather than rendered large and shrunk
-        pdf.dpi *= static_cast<double>(max_side) / side;
-        OCR_ASSIGN_OR_RETURN(document, pdf::PdfDocument::Open(bytes, pdf));
-      }
-      OCR_ASSIGN_OR_RETURN(cv::Mat image, document->RenderPage(page));
+      const double side = std::max(size.width, size.height) * dpi / limits.pdf_dpi;
+      if (side > max_side)  // rendered small rather than rendered large and shrunk
+        dpi *= max_side / side;
+      OCR_ASSIGN_OR_RETURN(cv::Mat image, document->RenderPage(page, dpi));
       return FitWithin(std::move(image), max_side);  // rounding may leave a pixel over
     }
     case image::Format::kUnknown:

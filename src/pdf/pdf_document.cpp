@@ -179,16 +179,18 @@ struct PdfDocument::Impl {
     return RenderSize(*page, index, limits.dpi);
   }
 
-  Result<cv::Mat> Render(int index) const {
+  Result<cv::Mat> Render(int index, double dpi) const {
+    if (!(dpi > 0 && dpi <= kMaxDpi))
+      return InvalidArgument(fmt::format("cannot render at {} dpi: the range is (0, 2400]", dpi));
     OCR_ASSIGN_OR_RETURN(const std::unique_ptr<poppler::page> page, LoadPage(index));
-    OCR_ASSIGN_OR_RETURN(const cv::Size size, RenderSize(*page, index, limits.dpi));
+    OCR_ASSIGN_OR_RETURN(const cv::Size size, RenderSize(*page, index, dpi));
     const std::int64_t pixels = std::int64_t{size.width} * size.height;
     if (pixels > limits.max_page_pixels) {
-      return Status(StatusCode::kImageTooLarge,
-                    fmt::format("page {} would render to {} x {} = {} pixels at {} dpi, over the "
-                                "limit of {}",
-                                index + 1, size.width, size.height, pixels, limits.dpi,
-                                limits.max_page_pixels));
+      return Status(
+          StatusCode::kImageTooLarge,
+          fmt::format("page {} would render to {} x {} = {} pixels at {} dpi, over the "
+                      "limit of {}",
+                      index + 1, size.width, size.height, pixels, dpi, limits.max_page_pixels));
     }
     if (!poppler::page_renderer::can_render()) {
       return Internal("poppler was built without a renderer (Splash)");
@@ -197,7 +199,7 @@ struct PdfDocument::Impl {
     renderer.set_render_hint(poppler::page_renderer::antialiasing, true);
     renderer.set_render_hint(poppler::page_renderer::text_antialiasing, true);
     renderer.set_image_format(poppler::image::format_argb32);
-    poppler::image image = renderer.render_page(page.get(), limits.dpi, limits.dpi);
+    poppler::image image = renderer.render_page(page.get(), dpi, dpi);
     if (!image.is_valid() || image.format() != poppler::image::format_argb32 || image.width() < 1 ||
         image.height() < 1 || image.bytes_per_row() < 4 * image.width()) {
       return InvalidPdf(fmt::format("poppler failed to render page {}", index + 1));
@@ -283,7 +285,11 @@ Result<cv::Size> PdfDocument::PageSize(int page) const {
 }
 
 Result<cv::Mat> PdfDocument::RenderPage(int page) const {
-  return Guard("rendering", page, [&] { return impl_->Render(page); });
+  return RenderPage(page, impl_->limits.dpi);
+}
+
+Result<cv::Mat> PdfDocument::RenderPage(int page, double dpi) const {
+  return Guard("rendering", page, [&] { return impl_->Render(page, dpi); });
 }
 
 Result<std::vector<Word>> PdfDocument::Words(int page) const {

@@ -70,6 +70,9 @@ class PdfDocument {
   // Errors: as PageSize(); kImageTooLarge before rendering when width x height is over
   // max_page_pixels; kInvalidPdf when poppler fails to render.
   Result<cv::Mat> RenderPage(int page) const;
+  // The same at `dpi` instead (in (0, 2400], else kInvalidArgument): a scanned page at its scan's
+  // resolution (scan_resolution.h), about PageSize() scaled by dpi / limits.dpi.
+  Result<cv::Mat> RenderPage(int page, double dpi) const;
 
   // The words of the page's text layer (none for a scan), boxes in the rendered page's pixels.
   // A text layer is whatever the file's author put there: it can differ from what the page shows.

@@ -20,6 +20,7 @@
 #include <opencv2/imgcodecs.hpp>
 
 #include "document/internal/line_words.h"
+#include "pdf/pdf_document.h"
 #include "pdf/test_documents.h"
 #include "pdf/test_pdfs.h"
 #include "support/default_pipeline.h"
@@ -191,8 +192,16 @@ TEST_F(SearchablePdfTest, WordsLandWhereTheyWereReadOnUprightAndRotatedPages) {
     const auto out = WriteFile("spdf_rot_out" + std::to_string(degrees) + ".pdf", pdf);
     const auto found = BboxWords(out);
     ASSERT_FALSE(found.empty());
-    // Each word read, in the points of the displayed page, against pdftotext's box of it.
-    const double scale = 72.0 / DocumentOptions{}.limits.pdf_dpi;
+    // Each word read, in the points of the displayed page, against pdftotext's box of it. The
+    // scan is read at its own resolution: the page's points over its pixels.
+    const std::vector<std::uint8_t> bytes = pt::ReadBytes(input);
+    auto points = pdf::PdfDocument::Open(bytes, {.dpi = 72});
+    ASSERT_TRUE(points.ok());
+    const auto displayed = (*points)->PageSize(0);
+    ASSERT_TRUE(displayed.ok());
+    EXPECT_LT(doc.pages.at(0).width, DocumentOptions{}.limits.pdf_dpi / 72 * displayed->width / 1.5)
+        << "a 100-dpi scan is read near its own resolution";
+    const double scale = displayed->width / static_cast<double>(doc.pages.at(0).width);
     std::vector<double> ious = WordIous(doc.pages.at(0), found, scale);
     ASSERT_FALSE(ious.empty());
     std::nth_element(ious.begin(), ious.begin() + ious.size() / 2, ious.end());
