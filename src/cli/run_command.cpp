@@ -273,9 +273,8 @@ void SubmitFiles(const RunOptions& o, InferenceWorkers& workers,
   for (std::size_t i = 0; i < o.files.size(); ++i) {
     sched::Job job;
     job.priority = sched::Priority::kBackground;
-    std::optional<Result<std::string>> bytes;
-    if (i == 0)
-      bytes = std::move(first);
+    std::optional<Result<std::string>> bytes =
+        i == 0 ? std::exchange(first, std::nullopt) : std::nullopt;
     job.run = [&, pipelines, i, bytes = std::make_shared<decltype(bytes)>(std::move(bytes))](
                   sched::WorkerContext& worker) {
       Stopwatch watch;
@@ -423,8 +422,9 @@ int Run(const RunOptions& o) {
   }
   // A run reads its pages and exits: a freed page's buffers are kept for the next page rather
   // than unmapped and faulted in again (a third of a scanned PDF's time was the kernel's).
-  mallopt(M_MMAP_THRESHOLD, 1 << 30);
-  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  // mallopt is not thread-safe, and no thread of ours runs yet.
+  mallopt(M_MMAP_THRESHOLD, 1 << 30);  // NOLINT(concurrency-mt-unsafe)
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);  // NOLINT(concurrency-mt-unsafe)
   auto workers = InferenceWorkers::Start({*spec}, flags, session, /*warm_up=*/false);
   if (!workers.ok()) {
     std::cerr << "onnxocr run: " << workers.status().message() << "\n";

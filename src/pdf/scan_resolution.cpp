@@ -9,11 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include <qpdf/QPDF.hh>
-#include <qpdf/QPDFObjectHandle.hh>
-#include <qpdf/QPDFPageDocumentHelper.hh>
-#include <qpdf/QPDFPageObjectHelper.hh>
-
+#include "pdf/internal/qpdf.h"
 #include "pdf/internal/units.h"
 
 namespace ocr::pdf {
