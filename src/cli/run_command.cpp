@@ -293,17 +293,9 @@ void SubmitFiles(const RunOptions& o, InferenceWorkers& workers,
       read.seconds = watch.ElapsedMs() / 1000.0;
       files.Finish(i, std::move(read));
     };
-    job.dropped = [&files, i](const Status& why) {
-      FileRead read;
-      read.bytes = why;
-      read.doc = why;
-      files.Finish(i, std::move(read));
-    };
+    job.dropped = [&files, i](const Status& why) { files.Finish(i, FileRead{why, why}); };
     if (Status submitted = workers.scheduler().Submit(std::move(job)); !submitted.ok()) {
-      FileRead read;
-      read.bytes = submitted;
-      read.doc = submitted;
-      files.Finish(i, std::move(read));
+      files.Finish(i, FileRead{submitted, submitted});
     }
   }
 }
