@@ -2,7 +2,9 @@
 // scanned ones through OCR, force_ocr, page ranges, pagination, and bad documents.
 #include "document/document.h"
 
+#include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -108,6 +110,52 @@ TEST_F(DocumentTest, LayoutOffKeepsTheLinesAndLeavesBlocksEmpty) {
       EXPECT_FALSE(laid_out->pages[i].blocks.empty()) << path;
       EXPECT_TRUE(plain->pages[i].blocks.empty()) << path;
       EXPECT_EQ(Texts(plain->pages[i]), Texts(laid_out->pages[i])) << path;
+    }
+  }
+}
+
+// Every item on a thread of its own, all at once: a document's pages read side by side, each
+// borrowing a PDF document of its own.
+class ThreadPerItemRunner final : public TaskRunner {
+ public:
+  void ParallelFor(size_t n, const std::function<void(size_t)>& fn) override {
+    std::vector<std::jthread> threads;
+    for (size_t i = 0; i < n; ++i)
+      threads.emplace_back([&fn, i] { fn(i); });
+  }
+};
+
+// A page's lines to the bit: text, confidence and box.
+std::string Exactly(const DocumentPage& page) {
+  std::ostringstream out;
+  out << std::hexfloat << page.page << " " << page.width << "x" << page.height << "\n";
+  for (const TextLine& line : page.lines) {
+    out << line.text << " " << line.confidence;
+    for (const pipeline::Point& p : line.box)
+      out << " " << p.x << "," << p.y;
+    out << "\n";
+  }
+  return out.str();
+}
+
+TEST_F(DocumentTest, PdfPagesReadSideBySideReadAsTheyDoOneAtATime) {
+  const pt::TestDocument scanned = pt::MakeScannedDocument("side-by-side-scan");
+  const pt::TestDocument digital = pt::MakeBornDigitalDocument("side-by-side-text");
+  ASSERT_FALSE(scanned.pdf.empty());
+  ASSERT_FALSE(digital.pdf.empty());
+  for (const auto& path : {scanned.pdf, digital.pdf}) {
+    const auto bytes = pt::ReadBytes(path);
+    DocumentOptions options;
+    options.page_range = "0-4";
+    auto alone = ReadDocument(bytes, testing::DefaultPipeline(), options);
+    ASSERT_TRUE(alone.ok()) << alone.status().ToString();
+    ThreadPerItemRunner side_by_side;
+    auto together = ReadDocument(bytes, testing::DefaultPipeline(), options, {}, &side_by_side);
+    ASSERT_TRUE(together.ok()) << together.status().ToString();
+    ASSERT_EQ(together->pages.size(), alone->pages.size()) << path;
+    for (std::size_t i = 0; i < alone->pages.size(); ++i) {
+      EXPECT_FALSE(alone->pages[i].lines.empty()) << path << " page " << i;
+      EXPECT_EQ(Exactly(together->pages[i]), Exactly(alone->pages[i])) << path;
     }
   }
 }
