@@ -83,8 +83,8 @@ void CheckSearchable(std::span<const std::uint8_t> bytes, const ocr::Result<cv::
   OCR_FUZZ_CHECK(pdf->rfind("%PDF-", 0) == 0);
 }
 
-// The operators of every page read for a scan; page 0, when it is one, rendered at its resolution
-// (capped as the document reader caps it).
+// The operators of every page read for a scan (and for one JPEG over the page); page 0, when it is
+// a scan, rendered at its resolution (capped as the document reader caps it).
 void CheckScanResolution(std::span<const std::uint8_t> bytes, const ocr::pdf::PdfDocument& doc) {
   const auto scans = ocr::pdf::ScanResolutions::Open(bytes);
   if (!scans.ok()) {
@@ -95,6 +95,10 @@ void CheckScanResolution(std::span<const std::uint8_t> bytes, const ocr::pdf::Pd
     const std::optional<double> dpi = (*scans)->Of(page);
     OCR_FUZZ_CHECK(!dpi || (std::isfinite(*dpi) && *dpi > 0));
     OCR_FUZZ_CHECK(!dpi || (page >= 0 && page < doc.page_count()));
+    // A page that is one JPEG is a scan, at the resolution Of() gives.
+    const auto jpeg = (*scans)->JpegOf(page);
+    OCR_FUZZ_CHECK(!jpeg || (dpi && std::abs(jpeg->dpi - *dpi) <= 1e-9 * *dpi));
+    OCR_FUZZ_CHECK(!jpeg || jpeg->components == 1 || jpeg->components == 3);
     if (page == 0 && dpi) {
       const ocr::Result<cv::Mat> image = doc.RenderPage(0, std::clamp(*dpi, 1.0, kLimits.dpi));
       if (image.ok())

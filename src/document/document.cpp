@@ -12,6 +12,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include "common/mutex.h"
+#include "common/text.h"
 #include "document/text_layer.h"
 #include "image/decode.h"
 #include "pdf/pdf_document.h"
@@ -70,6 +71,30 @@ double ReadingDpi(const pdf::ScanResolutions* scans, int page, const DocumentOpt
   const double dpi = options.limits.pdf_dpi;
   const std::optional<double> scan = scans ? scans->Of(page) : std::nullopt;
   return scan ? std::clamp(*scan, std::min(dpi, kMinScanDpi), dpi) : dpi;
+}
+
+// PDF page `page` as read at `dpi` when it is one JPEG over the whole page at that resolution
+// (pdf::ScanResolutions::JpegOf): the JPEG's own pixels, which rendering would resample. Empty
+// when it is not, or when the JPEG is not what the page's size at `dpi` says (then it renders).
+cv::Mat ScanPixels(const pdf::ScanResolutions* scans, const pdf::PdfDocument& document, int page,
+                   double dpi, const DocumentOptions& options) {
+  std::optional<pdf::ScanResolutions::Jpeg> jpeg = scans ? scans->JpegOf(page) : std::nullopt;
+  if (!jpeg || std::abs(jpeg->dpi - dpi) > 1e-6 * dpi)
+    return {};
+  const std::span<const std::uint8_t> bytes = AsBytes(jpeg->bytes);
+  const image::EmbeddingInfo info = image::ProbeEmbedding(bytes);
+  if (!info.jpeg_as_is || info.jpeg_components != jpeg->components)
+    return {};
+  const Result<cv::Size> size = document.PageSize(page);
+  Result<cv::Mat> image = image::DecodeImage(bytes, DecodeOptionsFor(options.limits));
+  if (!size.ok() || !image.ok())
+    return {};
+  const double scale = dpi / options.limits.pdf_dpi;
+  if (std::abs(image->cols - size->width * scale) > 1.5 ||
+      std::abs(image->rows - size->height * scale) > 1.5) {
+    return {};
+  }
+  return std::move(image).value();
 }
 
 // What reading any page needs.
@@ -261,8 +286,12 @@ class PdfReader final : public ReaderBase {
             {}};
       }
     }
-    OCR_ASSIGN_OR_RETURN(cv::Mat image,
-                         document.RenderPage(p, ReadingDpi(loan->scans.get(), p, context.options)));
+    const double dpi = ReadingDpi(loan->scans.get(), p, context.options);
+    if (cv::Mat scan = ScanPixels(loan->scans.get(), document, p, dpi, context.options);
+        !scan.empty()) {
+      return LayerOrImage{std::nullopt, std::move(scan)};
+    }
+    OCR_ASSIGN_OR_RETURN(cv::Mat image, document.RenderPage(p, dpi));
     return LayerOrImage{std::nullopt, std::move(image)};
   }
 

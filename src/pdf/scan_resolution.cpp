@@ -5,6 +5,8 @@
 #include <cmath>
 #include <exception>
 #include <map>
+#include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -69,6 +71,13 @@ class PageWalk final : public QPDFObjectHandle::ParserCallbacks {
   }
 
   void handleEOF() override {}
+
+  // The one image the page draws and where, when it draws nothing else.
+  std::optional<std::pair<QPDFObjectHandle, Matrix>> SoleImage() const {
+    if (other_ || drawn_ != 1)
+      return std::nullopt;
+    return std::pair{last_image_, last_ctm_};
+  }
 
  private:
   void Operator(const std::string& op) {
@@ -161,6 +170,9 @@ class PageWalk final : public QPDFObjectHandle::ParserCallbacks {
     const double h = std::min(y1, crop_.ury) - std::max(y0, crop_.lly);
     if (w > 0 && h > 0)
       covered_ += w * h;
+    ++drawn_;
+    last_image_ = image->second;
+    last_ctm_ = ctm;
   }
 
   std::map<std::string, QPDFObjectHandle> images_;
@@ -170,7 +182,32 @@ class PageWalk final : public QPDFObjectHandle::ParserCallbacks {
   double covered_ = 0;  // square points of the crop box under images (overlaps counted twice)
   double dpi_ = 0;
   bool other_ = false;  // something besides images shows
+  int drawn_ = 0;       // images drawn with an area
+  QPDFObjectHandle last_image_;
+  Matrix last_ctm_;
 };
+
+// The components of an image's colour space when its samples are grey or RGB as stored: 1, 3, or
+// 0 for anything else (CMYK, indexed, Lab, separations).
+int GreyOrRgbComponents(QPDFObjectHandle space) {
+  if (space.isName()) {
+    const std::string name = space.getName();
+    return name == "/DeviceGray" ? 1 : name == "/DeviceRGB" ? 3 : 0;
+  }
+  if (space.isArray() && space.getArrayNItems() == 2 && space.getArrayItem(0).isName() &&
+      space.getArrayItem(0).getName() == "/ICCBased" && space.getArrayItem(1).isStream()) {
+    QPDFObjectHandle n = space.getArrayItem(1).getDict().getKey("/N");
+    if (n.isInteger() && (n.getIntValue() == 1 || n.getIntValue() == 3))
+      return static_cast<int>(n.getIntValue());
+  }
+  return 0;
+}
+
+bool IsDctOnly(QPDFObjectHandle filter) {
+  if (filter.isArray() && filter.getArrayNItems() == 1)
+    filter = filter.getArrayItem(0);
+  return filter.isName() && filter.getName() == "/DCTDecode";
+}
 
 }  // namespace
 
@@ -210,6 +247,60 @@ std::optional<double> ScanResolutions::Of(int page) const {
     return walk.Resolution();
   } catch (const std::exception&) {
     return std::nullopt;  // unreadable content: rendered as any other page
+  }
+}
+
+std::optional<ScanResolutions::Jpeg> ScanResolutions::JpegOf(int page) const {
+  if (page < 0 || static_cast<std::size_t>(page) >= impl_->pages.size())
+    return std::nullopt;
+  // Within this much of the crop box's edges, in points, the image covers the page.
+  constexpr double kEdge = 1;
+  try {
+    QPDFPageObjectHelper& helper = impl_->pages[static_cast<std::size_t>(page)];
+    QPDFObjectHandle rotate = helper.getAttribute("/Rotate", false);
+    if (rotate.isInteger() && rotate.getIntValue() % 360 != 0)
+      return std::nullopt;
+    QPDFObjectHandle crop = helper.getCropBox();
+    if (!crop.isRectangle())
+      return std::nullopt;
+    const QPDFObjectHandle::Rectangle box = crop.getArrayAsRectangle();
+    PageWalk walk(helper.getImages(), box);
+    helper.parseContents(&walk);
+    auto sole = walk.SoleImage();
+    if (!sole || !walk.Resolution())  // a scan first, as Of() says
+      return std::nullopt;
+    QPDFObjectHandle image = sole->first;
+    const Matrix m = sole->second;
+    // Upright and unflipped: the unit square scaled and moved onto the crop box.
+    if (m.b != 0 || m.c != 0 || !(m.a > 0) || !(m.d > 0) ||
+        std::abs(m.e - std::min(box.llx, box.urx)) > kEdge ||
+        std::abs(m.f - std::min(box.lly, box.ury)) > kEdge ||
+        std::abs(m.e + m.a - std::max(box.llx, box.urx)) > kEdge ||
+        std::abs(m.f + m.d - std::max(box.lly, box.ury)) > kEdge) {
+      return std::nullopt;
+    }
+    QPDFObjectHandle dict = image.getDict();
+    QPDFObjectHandle bits = dict.getKey("/BitsPerComponent");
+    QPDFObjectHandle parms = dict.getKey("/DecodeParms");
+    const int components = GreyOrRgbComponents(dict.getKey("/ColorSpace"));
+    if (!IsDctOnly(dict.getKey("/Filter")) || !(parms.isNull() || parms.isDictionary()) ||
+        (parms.isDictionary() && parms.hasKey("/ColorTransform")) || !bits.isInteger() ||
+        bits.getIntValue() != 8 || components == 0 || dict.hasKey("/Decode") ||
+        dict.hasKey("/SMask") || dict.hasKey("/Mask") || dict.getKey("/ImageMask").isBool()) {
+      return std::nullopt;
+    }
+    const double across = static_cast<double>(dict.getKey("/Width").getIntValue()) / m.a;
+    const double down = static_cast<double>(dict.getKey("/Height").getIntValue()) / m.d;
+    if (std::abs(across - down) > 0.01 * std::max(across, down))
+      return std::nullopt;
+    const std::shared_ptr<Buffer> data = image.getRawStreamData();
+    Jpeg jpeg;
+    jpeg.bytes.assign(reinterpret_cast<const char*>(data->getBuffer()), data->getSize());
+    jpeg.dpi = std::max(across, down) * internal::kPointsPerInch;
+    jpeg.components = components;
+    return jpeg;
+  } catch (const std::exception&) {
+    return std::nullopt;
   }
 }
 

@@ -15,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <string>
 
 #include "common/status.h"
 
@@ -33,6 +34,19 @@ class ScanResolutions {
   // The resolution page `page` (from 0) was scanned at, in pixels per inch; nullopt when the page
   // is not a scan, is out of range, or its content cannot be read.
   std::optional<double> Of(int page) const;
+
+  // A scanned page that is one JPEG drawn upright over the whole crop box (within a point), its
+  // pixels as stored: no /Decode, mask or colour key, 8-bit grey or RGB, the same resolution both
+  // ways, a page without /Rotate. Decoding these bytes gives what rendering the page at `dpi`
+  // shows, without the resampling poppler does even at that resolution.
+  struct Jpeg {
+    std::string bytes;  // the image stream's DCTDecode data, as in the file
+    double dpi = 0;
+    int components = 0;  // 1 grey, 3 RGB, as the colour space says
+  };
+
+  // nullopt when page `page` is not such a page (Of() may still give its resolution).
+  std::optional<Jpeg> JpegOf(int page) const;
 
  private:
   struct Impl;

@@ -2,12 +2,14 @@
 // scanned ones through OCR, force_ocr, page ranges, pagination, and bad documents.
 #include "document/document.h"
 
+#include <fstream>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <opencv2/imgcodecs.hpp>
 
 #include "document/render.h"
 #include "image/decode.h"
@@ -158,6 +160,29 @@ TEST_F(DocumentTest, PdfPagesReadSideBySideReadAsTheyDoOneAtATime) {
       EXPECT_EQ(Exactly(together->pages[i]), Exactly(alone->pages[i])) << path;
     }
   }
+}
+
+TEST_F(DocumentTest, AScannedJpegPageReadsAsTheJpegItself) {
+  const auto png = testing::RenderTextPng("Scanned invoice 2026-11 paid", 14);
+  if (png.empty())
+    GTEST_SKIP() << "pango-view not installed";
+  std::vector<std::uint8_t> jpeg;
+  ASSERT_TRUE(cv::imencode(".jpg", cv::imread(png.string()), jpeg, {cv::IMWRITE_JPEG_QUALITY, 80}));
+  const auto jpeg_path = pt::TempPath("scan-page.jpg");
+  std::ofstream(jpeg_path, std::ios::binary)
+      .write(reinterpret_cast<const char*>(jpeg.data()), static_cast<std::streamsize>(jpeg.size()));
+  // img2pdf puts the JPEG's bytes in the PDF as they are, over the whole page, at 100 dpi.
+  const auto pdf = pt::TempPath("scan-page.pdf");
+  ASSERT_TRUE(
+      pt::Run("img2pdf --imgsize 100dpi -o '" + pdf.string() + "' '" + jpeg_path.string() + "'"));
+  auto from_pdf = Read(pdf);
+  ASSERT_TRUE(from_pdf.ok()) << from_pdf.status().ToString();
+  auto from_jpeg = ReadDocument(jpeg, testing::DefaultPipeline(), {});
+  ASSERT_TRUE(from_jpeg.ok()) << from_jpeg.status().ToString();
+  ASSERT_EQ(from_pdf->pages.size(), 1u);
+  EXPECT_EQ(WithoutSpaces(Texts(from_pdf->pages[0])), "Scannedinvoice2026-11paid|");
+  // Its pixels, not poppler's resampling of them: the same lines to the bit.
+  EXPECT_EQ(Exactly(from_pdf->pages[0]), Exactly(from_jpeg->pages[0]));
 }
 
 TEST_F(DocumentTest, PageRangeAndPagination) {

@@ -119,6 +119,69 @@ TEST(ScanResolutionTest, MalformedOperatorsAndPagesOutOfRangeAreNotScans) {
             StatusCode::kInvalidPdf);
 }
 
+// A letter page (with `page_keys`) drawing `content` with one image XObject /Im0 of 850 x
+// `height` pixels whose data is `data` (not decoded here) and whose dictionary has `keys` besides
+// its size.
+std::vector<std::uint8_t> PageWithJpeg(const std::string& content, const std::string& keys,
+                                       const std::string& data, const std::string& page_keys = "",
+                                       int height = 1100) {
+  return testing::BuildPdf({
+      "<< /Type /Catalog /Pages 2 0 R >>",
+      "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+      "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] " + page_keys +
+          " /Resources << /XObject << /Im0 5 0 R >> >> /Contents 4 0 R >>",
+      "<< /Length " + std::to_string(content.size()) + " >>\nstream\n" + content + "\nendstream",
+      "<< /Type /XObject /Subtype /Image /Width 850 /Height " + std::to_string(height) + " " +
+          keys + " /Length " + std::to_string(data.size()) + " >>\nstream\n" + data + "\nendstream",
+  });
+}
+
+std::optional<ScanResolutions::Jpeg> JpegOf(const std::vector<std::uint8_t>& pdf) {
+  auto scans = ScanResolutions::Open(pdf);
+  EXPECT_OK(scans);
+  return scans.ok() ? (*scans)->JpegOf(0) : std::nullopt;
+}
+
+TEST(ScanResolutionTest, APageThatIsOneUprightJpegGivesItsBytes) {
+  const std::string data = "\xff\xd8 JPEG bytes as stored \xff\xd9";
+  const std::string rgb = "/ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter /DCTDecode";
+  const std::string fill = "q 612 0 0 792 0 0 cm /Im0 Do Q";
+  auto jpeg = JpegOf(PageWithJpeg(fill, rgb, data));
+  ASSERT_TRUE(jpeg.has_value());
+  EXPECT_EQ(jpeg->bytes, data);
+  EXPECT_NEAR(jpeg->dpi, 100, 1e-9);
+  EXPECT_EQ(jpeg->components, 3);
+  jpeg = JpegOf(
+      PageWithJpeg(fill, "/ColorSpace /DeviceGray /BitsPerComponent 8 /Filter [/DCTDecode]", data));
+  ASSERT_TRUE(jpeg.has_value());
+  EXPECT_EQ(jpeg->components, 1);
+  // Within a point of the page's edges is the whole page.
+  EXPECT_TRUE(JpegOf(PageWithJpeg("q 611.5 0 0 791.5 0.2 0.3 cm /Im0 Do Q", rgb, data)));
+
+  // Anything else is rendered: a margin, a flip, a turn, another filter or colour space,
+  // samples remapped or masked, a turned page, uneven resolution, a second drawing.
+  const std::vector<std::vector<std::uint8_t>> rendered = {
+      PageWithJpeg("q 600 0 0 776 6 8 cm /Im0 Do Q", rgb, data),
+      PageWithJpeg("q 612 0 0 -792 0 792 cm /Im0 Do Q", rgb, data),
+      PageWithJpeg("q 0 792 -612 0 612 0 cm /Im0 Do Q", rgb, data),
+      PageWithJpeg(fill, "/ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter /FlateDecode", data),
+      PageWithJpeg(fill, "/ColorSpace /DeviceCMYK /BitsPerComponent 8 /Filter /DCTDecode", data),
+      PageWithJpeg(fill, rgb + " /Decode [1 0 1 0 1 0]", data),
+      PageWithJpeg(fill, rgb + " /SMask 5 0 R", data),
+      PageWithJpeg(fill, rgb + " /DecodeParms << /ColorTransform 0 >>", data),
+      PageWithJpeg(fill, rgb, data, "/Rotate 90"),
+      PageWithJpeg(fill, rgb, data, "", 1000),
+      PageWithJpeg("q 612 0 0 792 0 0 cm /Im0 Do Q q 612 0 0 792 0 0 cm /Im0 Do Q", rgb, data),
+  };
+  for (std::size_t i = 0; i < rendered.size(); ++i)
+    EXPECT_FALSE(JpegOf(rendered[i]).has_value()) << "case " << i;
+  // Pages out of range.
+  auto scans = ScanResolutions::Open(PageWithJpeg(fill, rgb, data));
+  ASSERT_OK(scans);
+  EXPECT_FALSE((*scans)->JpegOf(-1).has_value());
+  EXPECT_FALSE((*scans)->JpegOf(1).has_value());
+}
+
 class ScanResolutionToolsTest : public testing::PdfToolsTest {};
 
 TEST_F(ScanResolutionToolsTest, Img2pdfsScannedPageIsAScan) {
