@@ -85,6 +85,17 @@ std::vector<std::string> PdfSeeds() {
                      "/BitsPerComponent 8 /Length 32 >>\nstream\n" +
                          std::string(32, '\x80') + "\nendstream"})),
   };
+  // A scan that is one JPEG over the page, read from the JPEG's bytes.
+  const std::string jpeg =
+      Text(ocr::image::testing::Encode(".jpg", cv::Mat(4, 8, CV_8UC3, cv::Scalar(200, 190, 180))));
+  pdfs.push_back(Text(BuildPdf(
+      {"<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+       "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 72 36] /Resources << /XObject << /Im0 5 0 R "
+       ">> >> /Contents 4 0 R >>",
+       "<< /Length 28 >>\nstream\nq 72 0 0 36 0 0 cm /Im0 Do Q\nendstream",
+       "<< /Type /XObject /Subtype /Image /Width 8 /Height 4 /ColorSpace /DeviceRGB "
+       "/BitsPerComponent 8 /Filter /DCTDecode /Length " +
+           std::to_string(jpeg.size()) + " >>\nstream\n" + jpeg + "\nendstream"})));
   std::string missing;
   if (ocr::pdf::testing::HaveTools(&missing)) {
     const fs::path born = ocr::pdf::testing::MakeTextPdf("seed", {"Invoice 1001"}, "a4");
