@@ -135,8 +135,6 @@ class ReaderBase : public PageReader {
  protected:
   virtual Result<DocumentPage> ReadPage(int page, const PageContext& context) const = 0;
 
-  const DocumentOptions& options() const { return options_; }
-
  private:
   DocumentOptions options_;
 };
@@ -182,75 +180,36 @@ class ImageReader final : public ReaderBase {
 };
 
 // A PDF page comes from its text layer when that is usable and force_ocr is off, else it is
-// rendered and OCR'd. poppler and QPDF documents are not thread-safe, so each page being read
-// borrows a document of its own, opened from the same bytes when none is free (opening reads only
-// the structure): pages render in parallel, one document per thread reading at most.
+// rendered and OCR'd. poppler is not thread-safe, so `mu_` serializes everything that touches the
+// document; OCR of rendered pages runs in parallel. (One poppler document per thread was tried:
+// TSan finds races inside poppler between two documents read on two threads, BENCHMARKS.md.)
 class PdfReader final : public ReaderBase {
  public:
   static Result<std::unique_ptr<PageReader>> Open(std::span<const std::uint8_t> bytes,
                                                   const DocumentOptions& options) {
-    OCR_ASSIGN_OR_RETURN(std::unique_ptr<Handles> first, OpenHandles(bytes, options));
-    const int count = first->document->page_count();
-    OCR_ASSIGN_OR_RETURN(std::vector<int> pages, SelectPages(options, count));
+    OCR_ASSIGN_OR_RETURN(auto document,
+                         pdf::PdfDocument::Open(bytes, PdfLimitsFor(options.limits)));
+    OCR_ASSIGN_OR_RETURN(std::vector<int> pages, SelectPages(options, document->page_count()));
+    const int count = document->page_count();
+    // A PDF poppler reads but QPDF does not has its pages rendered at the set resolution.
+    Result<std::unique_ptr<pdf::ScanResolutions>> scans = pdf::ScanResolutions::Open(bytes);
     return std::unique_ptr<PageReader>(
-        new PdfReader(bytes, std::move(first), count, std::move(pages), options));
+        new PdfReader(std::move(document), scans.ok() ? std::move(scans).value() : nullptr, count,
+                      std::move(pages), options));
   }
 
  private:
-  // One thread's view of the file: poppler's for text and rendering, QPDF's for scan resolutions.
-  struct Handles {
-    std::unique_ptr<pdf::PdfDocument> document;
-    std::unique_ptr<pdf::ScanResolutions> scans;  // null: QPDF cannot read what poppler reads
-  };
-
-  static Result<std::unique_ptr<Handles>> OpenHandles(std::span<const std::uint8_t> bytes,
-                                                      const DocumentOptions& options) {
-    auto handles = std::make_unique<Handles>();
-    OCR_ASSIGN_OR_RETURN(handles->document,
-                         pdf::PdfDocument::Open(bytes, PdfLimitsFor(options.limits)));
-    // A PDF poppler reads but QPDF does not has its pages rendered at the set resolution.
-    Result<std::unique_ptr<pdf::ScanResolutions>> scans = pdf::ScanResolutions::Open(bytes);
-    if (scans.ok())
-      handles->scans = std::move(scans).value();
-    return handles;
-  }
-
-  // Handles lent to one thread; back on the shelf when the loan ends.
-  struct GiveBack {
-    const PdfReader* reader;
-
-    void operator()(Handles* handles) const EXCLUDES(reader->mu_) {
-      MutexLock lock(&reader->mu_);
-      reader->shelf_.emplace_back(handles);
-    }
-  };
-
-  using Loan = std::unique_ptr<Handles, GiveBack>;
-
-  Result<Loan> Borrow() const EXCLUDES(mu_) {
-    {
-      MutexLock lock(&mu_);
-      if (!shelf_.empty()) {
-        Loan loan(shelf_.back().release(), GiveBack{this});
-        shelf_.pop_back();
-        return loan;
-      }
-    }
-    OCR_ASSIGN_OR_RETURN(std::unique_ptr<Handles> opened, OpenHandles(bytes_, options()));
-    return Loan(opened.release(), GiveBack{this});
-  }
-
-  PdfReader(std::span<const std::uint8_t> bytes, std::unique_ptr<Handles> first, int count,
-            std::vector<int> pages, const DocumentOptions& options)
-      : ReaderBase(count, std::move(pages), options), bytes_(bytes) {
-    shelf_.push_back(std::move(first));
-  }
+  PdfReader(std::unique_ptr<pdf::PdfDocument> document, std::unique_ptr<pdf::ScanResolutions> scans,
+            int count, std::vector<int> pages, const DocumentOptions& options)
+      : ReaderBase(count, std::move(pages), options),
+        document_(std::move(document)),
+        scans_(std::move(scans)) {}
 
   Result<DocumentPage> ReadPage(int p, const PageContext& context) const override {
     OCR_ASSIGN_OR_RETURN(LayerOrImage read, ReadLayerOrRender(p, context));
     if (read.page)
       return std::move(*read.page);
-    return OcrPage(p, read.image, context);  // the document is back on the shelf by now
+    return OcrPage(p, read.image, context);  // outside the lock: OCR runs in parallel
   }
 
   // A page from its text layer, or else its rendering to OCR.
@@ -259,24 +218,23 @@ class PdfReader final : public ReaderBase {
     cv::Mat image;
   };
 
-  Result<LayerOrImage> ReadLayerOrRender(int p, const PageContext& context) const {
-    OCR_ASSIGN_OR_RETURN(const Loan loan, Borrow());
-    const pdf::PdfDocument& document = *loan->document;
+  Result<LayerOrImage> ReadLayerOrRender(int p, const PageContext& context) const EXCLUDES(mu_) {
+    MutexLock lock(&mu_);
     if (!context.options.force_ocr) {
-      OCR_ASSIGN_OR_RETURN(TextLayerPage layer, ReadTextLayer(document, p));
+      OCR_ASSIGN_OR_RETURN(TextLayerPage layer, ReadTextLayer(*document_, p));
       if (layer.usable) {
-        OCR_ASSIGN_OR_RETURN(const cv::Size size, document.PageSize(p));
+        OCR_ASSIGN_OR_RETURN(const cv::Size size, document_->PageSize(p));
         // Text-layer lines always know their words; like OCR'd lines, they carry them on request.
         if (!context.options.ocr.word_boxes) {
           for (TextLine& line : layer.lines)
             line.words.clear();
         }
         // Rulings are drawn, not written: the page is rendered for them only when its lines
-        // may hold a table.
+        // may hold a table (AnalyzeLayout calls this with mu_ still held).
         std::vector<Block> blocks;
         if (context.options.layout) {
-          blocks = AnalyzeLayout(layer.lines, [&document, p]() {
-            Result<cv::Mat> image = document.RenderPage(p);
+          blocks = AnalyzeLayout(layer.lines, [this, p]() NO_THREAD_SAFETY_ANALYSIS {
+            Result<cv::Mat> image = document_->RenderPage(p);
             return image.ok() ? std::move(image).value() : cv::Mat();
           });
         }
@@ -286,28 +244,29 @@ class PdfReader final : public ReaderBase {
             {}};
       }
     }
-    const double dpi = ReadingDpi(loan->scans.get(), p, context.options);
-    if (cv::Mat scan = ScanPixels(loan->scans.get(), document, p, dpi, context.options);
+    const double dpi = ReadingDpi(scans_.get(), p, context.options);
+    if (cv::Mat scan = ScanPixels(scans_.get(), *document_, p, dpi, context.options);
         !scan.empty()) {
       return LayerOrImage{std::nullopt, std::move(scan)};
     }
-    OCR_ASSIGN_OR_RETURN(cv::Mat image, document.RenderPage(p, dpi));
+    OCR_ASSIGN_OR_RETURN(cv::Mat image, document_->RenderPage(p, dpi));
     return LayerOrImage{std::nullopt, std::move(image)};
   }
 
-  Result<std::int64_t> EstimateBytes(int parallel_pages) const override {
-    OCR_ASSIGN_OR_RETURN(const Loan loan, Borrow());
+  Result<std::int64_t> EstimateBytes(int parallel_pages) const override EXCLUDES(mu_) {
+    MutexLock lock(&mu_);
     std::int64_t largest_page = 0;
     for (const int p : pages()) {
-      OCR_ASSIGN_OR_RETURN(const cv::Size size, loan->document->PageSize(p));
+      OCR_ASSIGN_OR_RETURN(const cv::Size size, document_->PageSize(p));
       largest_page = std::max<std::int64_t>(largest_page, std::int64_t{size.width} * size.height);
     }
     return PagesInFlightBytes(largest_page, pages().size(), parallel_pages);
   }
 
-  std::span<const std::uint8_t> bytes_;
+  // poppler and QPDF are not thread-safe: every call on the document holds mu_.
   mutable Mutex mu_;
-  mutable std::vector<std::unique_ptr<Handles>> shelf_ GUARDED_BY(mu_);  // not lent now
+  const std::unique_ptr<pdf::PdfDocument> document_ PT_GUARDED_BY(mu_);
+  const std::unique_ptr<pdf::ScanResolutions> scans_ PT_GUARDED_BY(mu_);  // null: QPDF failed
 };
 
 }  // namespace

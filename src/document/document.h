@@ -58,8 +58,7 @@ struct DocumentResult {
 // A document opened once and read one page at a time, in any order and from any threads: how
 // the server's jobs and streams spread a long document over its workers page by page. Opening
 // reads only headers and the PDF's structure; pages are decoded or rendered when read.
-// Thread-safety: Read() is safe from any thread (a PDF page being read has a poppler document of
-// its own).
+// Thread-safety: Read() is safe from any thread (poppler calls are serialized inside).
 class PageReader {
  public:
   // `bytes` is an image or a PDF, told apart by magic bytes; the selected pages are

@@ -116,8 +116,7 @@ TEST_F(DocumentTest, LayoutOffKeepsTheLinesAndLeavesBlocksEmpty) {
   }
 }
 
-// Every item on a thread of its own, all at once: a document's pages read side by side, each
-// borrowing a PDF document of its own.
+// Every item on a thread of its own, all at once: a document's pages read side by side.
 class ThreadPerItemRunner final : public TaskRunner {
  public:
   void ParallelFor(size_t n, const std::function<void(size_t)>& fn) override {
