@@ -205,12 +205,16 @@ Summary Summarize(const std::string& role, std::span<const float> values, std::i
       text.push_back(v > kTextProbability ? 1 : 0);
     return summary;
   }
-  const auto per_crop = static_cast<std::size_t>(values.size() / std::max<std::int64_t>(1, crops));
+  const auto crop_count = static_cast<std::size_t>(std::max<std::int64_t>(1, crops));
+  const auto class_count = static_cast<std::size_t>(std::max<std::int64_t>(1, classes));
+  const std::size_t per_crop = values.size() / crop_count;
+  if (per_crop == 0)
+    return summary;
   for (std::size_t crop = 0; crop + per_crop <= values.size(); crop += per_crop) {
     std::vector<std::int32_t>& labels = summary.emplace_back();
     std::int32_t previous = 0;
-    for (std::size_t at = crop; at + classes <= crop + per_crop; at += classes) {
-      const auto step = values.subspan(at, static_cast<std::size_t>(classes));
+    for (std::size_t at = crop; at + class_count <= crop + per_crop; at += class_count) {
+      const auto step = values.subspan(at, class_count);
       const auto best = static_cast<std::int32_t>(
           std::distance(step.begin(), std::max_element(step.begin(), step.end())));
       if (best != 0 && best != previous)
