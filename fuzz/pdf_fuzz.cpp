@@ -92,15 +92,13 @@ void CheckScanResolution(std::span<const std::uint8_t> bytes, const ocr::pdf::Pd
     return;
   }
   for (int page = -1; page <= doc.page_count(); ++page) {
-    const std::optional<double> dpi = (*scans)->Of(page);
-    OCR_FUZZ_CHECK(!dpi || (std::isfinite(*dpi) && *dpi > 0));
-    OCR_FUZZ_CHECK(!dpi || (page >= 0 && page < doc.page_count()));
-    // A page that is one JPEG is a scan, at the resolution Of() gives.
-    const auto jpeg = (*scans)->JpegOf(page);
-    OCR_FUZZ_CHECK(!jpeg || (dpi && std::abs(jpeg->dpi - *dpi) <= 1e-9 * *dpi));
-    OCR_FUZZ_CHECK(!jpeg || jpeg->components == 1 || jpeg->components == 3);
-    if (page == 0 && dpi) {
-      const ocr::Result<cv::Mat> image = doc.RenderPage(0, std::clamp(*dpi, 1.0, kLimits.dpi));
+    const auto scan = (*scans)->Of(page);
+    OCR_FUZZ_CHECK(!scan || (std::isfinite(scan->dpi) && scan->dpi > 0));
+    OCR_FUZZ_CHECK(!scan || (page >= 0 && page < doc.page_count()));
+    OCR_FUZZ_CHECK(!scan || !scan->jpeg || scan->jpeg->components == 1 ||
+                   scan->jpeg->components == 3);
+    if (page == 0 && scan) {
+      const ocr::Result<cv::Mat> image = doc.RenderPage(0, std::clamp(scan->dpi, 1.0, kLimits.dpi));
       if (image.ok())
         OCR_FUZZ_CHECK(static_cast<std::int64_t>(image->total()) <= kLimits.max_page_pixels);
       else

@@ -63,27 +63,32 @@ std::int64_t PagesInFlightBytes(std::int64_t largest_page, std::size_t pages, in
   return in_flight * (largest_page * kBytesPerPixel + kInferenceBytes);
 }
 
-// The resolution PDF page `page` is read at: a scanned page's own when that is lower than
-// --pdf-dpi (more pixels than the scanner saw only blur its letters and cost time), else
-// --pdf-dpi. Never below kMinScanDpi, so that a page-sized image of a few pixels still renders.
-// `scans` may be null (QPDF could not read the file).
-double ReadingDpi(const pdf::ScanResolutions* scans, int page, const DocumentOptions& options) {
+// The resolution a PDF page is read at: a scanned page's own when that is lower than --pdf-dpi
+// (more pixels than the scanner saw only blur its letters and cost time), else --pdf-dpi. Never
+// below kMinScanDpi, so that a page-sized image of a few pixels still renders.
+double ReadingDpi(const std::optional<pdf::ScanResolutions::Scan>& scan,
+                  const DocumentOptions& options) {
   const double dpi = options.limits.pdf_dpi;
-  const std::optional<double> scan = scans ? scans->Of(page) : std::nullopt;
-  return scan ? std::clamp(*scan, std::min(dpi, kMinScanDpi), dpi) : dpi;
+  return scan ? std::clamp(scan->dpi, std::min(dpi, kMinScanDpi), dpi) : dpi;
+}
+
+// Page `page` of `scans` (null when QPDF could not read the file), nullopt when it is no scan.
+std::optional<pdf::ScanResolutions::Scan> ScanOf(const pdf::ScanResolutions* scans, int page) {
+  return scans ? scans->Of(page) : std::nullopt;
 }
 
 // PDF page `page` as read at `dpi` when it is one JPEG over the whole page at that resolution
-// (pdf::ScanResolutions::JpegOf): the JPEG's own pixels, which rendering would resample. Empty
+// (pdf::ScanResolutions::Jpeg): the JPEG's own pixels, which rendering would resample. Empty
 // when it is not, or when the JPEG is not what the page's size at `dpi` says (then it renders).
-cv::Mat ScanPixels(const pdf::ScanResolutions* scans, const pdf::PdfDocument& document, int page,
-                   double dpi, const DocumentOptions& options) {
-  std::optional<pdf::ScanResolutions::Jpeg> jpeg = scans ? scans->JpegOf(page) : std::nullopt;
-  if (!jpeg || std::abs(jpeg->dpi - dpi) > 1e-6 * dpi)
+cv::Mat ScanPixels(const std::optional<pdf::ScanResolutions::Scan>& scan,
+                   const pdf::PdfDocument& document, int page, double dpi,
+                   const DocumentOptions& options) {
+  if (!scan || !scan->jpeg || std::abs(scan->dpi - dpi) > 1e-6 * dpi)
     return {};
-  const std::span<const std::uint8_t> bytes = AsBytes(jpeg->bytes);
+  const pdf::ScanResolutions::Jpeg& jpeg = *scan->jpeg;
+  const std::span<const std::uint8_t> bytes = AsBytes(jpeg.bytes);
   const image::EmbeddingInfo info = image::ProbeEmbedding(bytes);
-  if (!info.jpeg_as_is || info.jpeg_components != jpeg->components)
+  if (!info.jpeg_as_is || info.jpeg_components != jpeg.components)
     return {};
   const Result<cv::Size> size = document.PageSize(page);
   Result<cv::Mat> image = image::DecodeImage(bytes, DecodeOptionsFor(options.limits));
@@ -244,11 +249,10 @@ class PdfReader final : public ReaderBase {
             {}};
       }
     }
-    const double dpi = ReadingDpi(scans_.get(), p, context.options);
-    if (cv::Mat scan = ScanPixels(scans_.get(), *document_, p, dpi, context.options);
-        !scan.empty()) {
-      return LayerOrImage{std::nullopt, std::move(scan)};
-    }
+    const std::optional<pdf::ScanResolutions::Scan> scan = ScanOf(scans_.get(), p);
+    const double dpi = ReadingDpi(scan, context.options);
+    if (cv::Mat pixels = ScanPixels(scan, *document_, p, dpi, context.options); !pixels.empty())
+      return LayerOrImage{std::nullopt, std::move(pixels)};
     OCR_ASSIGN_OR_RETURN(cv::Mat image, document_->RenderPage(p, dpi));
     return LayerOrImage{std::nullopt, std::move(image)};
   }
@@ -350,7 +354,7 @@ Result<cv::Mat> DrawPage(std::span<const std::uint8_t> bytes, int page, int max_
         return NoSuchPage(page, document->page_count());
       // At the resolution the page is read at, so that its boxes fit.
       Result<std::unique_ptr<pdf::ScanResolutions>> scans = pdf::ScanResolutions::Open(bytes);
-      double dpi = ReadingDpi(scans.ok() ? scans->get() : nullptr, page, options);
+      double dpi = ReadingDpi(ScanOf(scans.ok() ? scans->get() : nullptr, page), options);
       OCR_ASSIGN_OR_RETURN(const cv::Size size, document->PageSize(page));
       const double side = std::max(size.width, size.height) * dpi / limits.pdf_dpi;
       if (side > max_side)  // rendered small rather than rendered large and shrunk

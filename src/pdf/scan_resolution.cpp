@@ -209,6 +209,41 @@ bool IsDctOnly(QPDFObjectHandle filter) {
   return filter.isName() && filter.getName() == "/DCTDecode";
 }
 
+// `image`, drawn with `m` on a page whose crop box is `box`, as ScanResolutions::Jpeg describes
+// it; nullopt when it is not one.
+std::optional<ScanResolutions::Jpeg> JpegOver(QPDFObjectHandle image, const Matrix& m,
+                                              const QPDFObjectHandle::Rectangle& box) {
+  // Within this much of the crop box's edges, in points, the image covers the page.
+  constexpr double kEdge = 1;
+  // Upright and unflipped: the unit square scaled and moved onto the crop box.
+  if (m.b != 0 || m.c != 0 || !(m.a > 0) || !(m.d > 0) ||
+      std::abs(m.e - std::min(box.llx, box.urx)) > kEdge ||
+      std::abs(m.f - std::min(box.lly, box.ury)) > kEdge ||
+      std::abs(m.e + m.a - std::max(box.llx, box.urx)) > kEdge ||
+      std::abs(m.f + m.d - std::max(box.lly, box.ury)) > kEdge) {
+    return std::nullopt;
+  }
+  QPDFObjectHandle dict = image.getDict();
+  QPDFObjectHandle bits = dict.getKey("/BitsPerComponent");
+  QPDFObjectHandle parms = dict.getKey("/DecodeParms");
+  const int components = GreyOrRgbComponents(dict.getKey("/ColorSpace"));
+  if (!IsDctOnly(dict.getKey("/Filter")) || !(parms.isNull() || parms.isDictionary()) ||
+      (parms.isDictionary() && parms.hasKey("/ColorTransform")) || !bits.isInteger() ||
+      bits.getIntValue() != 8 || components == 0 || dict.hasKey("/Decode") ||
+      dict.hasKey("/SMask") || dict.hasKey("/Mask") || dict.getKey("/ImageMask").isBool()) {
+    return std::nullopt;
+  }
+  const double across = static_cast<double>(dict.getKey("/Width").getIntValue()) / m.a;
+  const double down = static_cast<double>(dict.getKey("/Height").getIntValue()) / m.d;
+  if (std::abs(across - down) > 0.01 * std::max(across, down))
+    return std::nullopt;
+  const std::shared_ptr<Buffer> data = image.getRawStreamData();
+  ScanResolutions::Jpeg jpeg;
+  jpeg.bytes.assign(reinterpret_cast<const char*>(data->getBuffer()), data->getSize());
+  jpeg.components = components;
+  return jpeg;
+}
+
 }  // namespace
 
 struct ScanResolutions::Impl {
@@ -234,73 +269,29 @@ Result<std::unique_ptr<ScanResolutions>> ScanResolutions::Open(
   return std::unique_ptr<ScanResolutions>(new ScanResolutions(std::move(impl)));
 }
 
-std::optional<double> ScanResolutions::Of(int page) const {
+std::optional<ScanResolutions::Scan> ScanResolutions::Of(int page) const {
   if (page < 0 || static_cast<std::size_t>(page) >= impl_->pages.size())
     return std::nullopt;
   try {
     QPDFPageObjectHelper& helper = impl_->pages[static_cast<std::size_t>(page)];
-    QPDFObjectHandle crop = helper.getCropBox();
-    if (!crop.isRectangle())
-      return std::nullopt;
-    PageWalk walk(helper.getImages(), crop.getArrayAsRectangle());
-    helper.parseContents(&walk);
-    return walk.Resolution();
-  } catch (const std::exception&) {
-    return std::nullopt;  // unreadable content: rendered as any other page
-  }
-}
-
-std::optional<ScanResolutions::Jpeg> ScanResolutions::JpegOf(int page) const {
-  if (page < 0 || static_cast<std::size_t>(page) >= impl_->pages.size())
-    return std::nullopt;
-  // Within this much of the crop box's edges, in points, the image covers the page.
-  constexpr double kEdge = 1;
-  try {
-    QPDFPageObjectHelper& helper = impl_->pages[static_cast<std::size_t>(page)];
-    QPDFObjectHandle rotate = helper.getAttribute("/Rotate", false);
-    if (rotate.isInteger() && rotate.getIntValue() % 360 != 0)
-      return std::nullopt;
     QPDFObjectHandle crop = helper.getCropBox();
     if (!crop.isRectangle())
       return std::nullopt;
     const QPDFObjectHandle::Rectangle box = crop.getArrayAsRectangle();
     PageWalk walk(helper.getImages(), box);
     helper.parseContents(&walk);
-    auto sole = walk.SoleImage();
-    if (!sole || !walk.Resolution())  // a scan first, as Of() says
+    const std::optional<double> dpi = walk.Resolution();
+    if (!dpi)
       return std::nullopt;
-    QPDFObjectHandle image = sole->first;
-    const Matrix m = sole->second;
-    // Upright and unflipped: the unit square scaled and moved onto the crop box.
-    if (m.b != 0 || m.c != 0 || !(m.a > 0) || !(m.d > 0) ||
-        std::abs(m.e - std::min(box.llx, box.urx)) > kEdge ||
-        std::abs(m.f - std::min(box.lly, box.ury)) > kEdge ||
-        std::abs(m.e + m.a - std::max(box.llx, box.urx)) > kEdge ||
-        std::abs(m.f + m.d - std::max(box.lly, box.ury)) > kEdge) {
-      return std::nullopt;
+    Scan scan{*dpi, std::nullopt};
+    if (const auto sole = walk.SoleImage()) {
+      QPDFObjectHandle rotate = helper.getAttribute("/Rotate", false);
+      if (!rotate.isInteger() || rotate.getIntValue() % 360 == 0)
+        scan.jpeg = JpegOver(sole->first, sole->second, box);
     }
-    QPDFObjectHandle dict = image.getDict();
-    QPDFObjectHandle bits = dict.getKey("/BitsPerComponent");
-    QPDFObjectHandle parms = dict.getKey("/DecodeParms");
-    const int components = GreyOrRgbComponents(dict.getKey("/ColorSpace"));
-    if (!IsDctOnly(dict.getKey("/Filter")) || !(parms.isNull() || parms.isDictionary()) ||
-        (parms.isDictionary() && parms.hasKey("/ColorTransform")) || !bits.isInteger() ||
-        bits.getIntValue() != 8 || components == 0 || dict.hasKey("/Decode") ||
-        dict.hasKey("/SMask") || dict.hasKey("/Mask") || dict.getKey("/ImageMask").isBool()) {
-      return std::nullopt;
-    }
-    const double across = static_cast<double>(dict.getKey("/Width").getIntValue()) / m.a;
-    const double down = static_cast<double>(dict.getKey("/Height").getIntValue()) / m.d;
-    if (std::abs(across - down) > 0.01 * std::max(across, down))
-      return std::nullopt;
-    const std::shared_ptr<Buffer> data = image.getRawStreamData();
-    Jpeg jpeg;
-    jpeg.bytes.assign(reinterpret_cast<const char*>(data->getBuffer()), data->getSize());
-    jpeg.dpi = std::max(across, down) * internal::kPointsPerInch;
-    jpeg.components = components;
-    return jpeg;
+    return scan;
   } catch (const std::exception&) {
-    return std::nullopt;
+    return std::nullopt;  // unreadable content: rendered as any other page
   }
 }
 

@@ -31,22 +31,23 @@ class ScanResolutions {
   ScanResolutions(const ScanResolutions&) = delete;
   ScanResolutions& operator=(const ScanResolutions&) = delete;
 
-  // The resolution page `page` (from 0) was scanned at, in pixels per inch; nullopt when the page
-  // is not a scan, is out of range, or its content cannot be read.
-  std::optional<double> Of(int page) const;
-
   // A scanned page that is one JPEG drawn upright over the whole crop box (within a point), its
   // pixels as stored: no /Decode, mask or colour key, 8-bit grey or RGB, the same resolution both
-  // ways, a page without /Rotate. Decoding these bytes gives what rendering the page at `dpi`
-  // shows, without the resampling poppler does even at that resolution.
+  // ways, a page without /Rotate. Decoding these bytes gives what rendering the page at the
+  // scan's resolution shows, without the resampling poppler does even at that resolution.
   struct Jpeg {
-    std::string bytes;  // the image stream's DCTDecode data, as in the file
-    double dpi = 0;
+    std::string bytes;   // the image stream's DCTDecode data, as in the file
     int components = 0;  // 1 grey, 3 RGB, as the colour space says
   };
 
-  // nullopt when page `page` is not such a page (Of() may still give its resolution).
-  std::optional<Jpeg> JpegOf(int page) const;
+  struct Scan {
+    double dpi = 0;            // pixels per inch it was scanned at
+    std::optional<Jpeg> jpeg;  // set when the page is one such JPEG
+  };
+
+  // Page `page` (from 0) as a scan, from one walk over its operators; nullopt when the page is not
+  // a scan, is out of range, or its content cannot be read.
+  std::optional<Scan> Of(int page) const;
 
  private:
   struct Impl;

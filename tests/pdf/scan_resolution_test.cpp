@@ -48,7 +48,10 @@ std::string Repeat(const std::string& s, int n) {
 std::optional<double> ResolutionOf(const std::vector<std::uint8_t>& pdf, int page = 0) {
   auto scans = ScanResolutions::Open(pdf);
   EXPECT_OK(scans);
-  return scans.ok() ? (*scans)->Of(page) : std::nullopt;
+  if (!scans.ok())
+    return std::nullopt;
+  const auto scan = (*scans)->Of(page);
+  return scan ? std::optional<double>(scan->dpi) : std::nullopt;
 }
 
 TEST(ScanResolutionTest, APageFilledByOneImageIsAScanAtItsPixelsPerInch) {
@@ -139,7 +142,8 @@ std::vector<std::uint8_t> PageWithJpeg(const std::string& content, const std::st
 std::optional<ScanResolutions::Jpeg> JpegOf(const std::vector<std::uint8_t>& pdf) {
   auto scans = ScanResolutions::Open(pdf);
   EXPECT_OK(scans);
-  return scans.ok() ? (*scans)->JpegOf(0) : std::nullopt;
+  const auto scan = scans.ok() ? (*scans)->Of(0) : std::nullopt;
+  return scan ? scan->jpeg : std::nullopt;
 }
 
 TEST(ScanResolutionTest, APageThatIsOneUprightJpegGivesItsBytes) {
@@ -149,7 +153,7 @@ TEST(ScanResolutionTest, APageThatIsOneUprightJpegGivesItsBytes) {
   auto jpeg = JpegOf(PageWithJpeg(fill, rgb, data));
   ASSERT_TRUE(jpeg.has_value());
   EXPECT_EQ(jpeg->bytes, data);
-  EXPECT_NEAR(jpeg->dpi, 100, 1e-9);
+  EXPECT_THAT(ResolutionOf(PageWithJpeg(fill, rgb, data)), Optional(DoubleNear(100, 1e-9)));
   EXPECT_EQ(jpeg->components, 3);
   jpeg = JpegOf(
       PageWithJpeg(fill, "/ColorSpace /DeviceGray /BitsPerComponent 8 /Filter [/DCTDecode]", data));
@@ -178,8 +182,8 @@ TEST(ScanResolutionTest, APageThatIsOneUprightJpegGivesItsBytes) {
   // Pages out of range.
   auto scans = ScanResolutions::Open(PageWithJpeg(fill, rgb, data));
   ASSERT_OK(scans);
-  EXPECT_FALSE((*scans)->JpegOf(-1).has_value());
-  EXPECT_FALSE((*scans)->JpegOf(1).has_value());
+  EXPECT_FALSE((*scans)->Of(-1).has_value());
+  EXPECT_FALSE((*scans)->Of(1).has_value());
 }
 
 class ScanResolutionToolsTest : public testing::PdfToolsTest {};
