@@ -3,7 +3,6 @@
 #include "document/document.h"
 
 #include <fstream>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -17,6 +16,7 @@
 #include "pdf/test_documents.h"
 #include "pdf/test_pdfs.h"
 #include "support/default_pipeline.h"
+#include "support/exact_lines.h"
 #include "support/render_text.h"
 #include "support/test_paths.h"
 
@@ -126,19 +126,6 @@ class ThreadPerItemRunner final : public TaskRunner {
   }
 };
 
-// A page's lines to the bit: text, confidence and box.
-std::string Exactly(const DocumentPage& page) {
-  std::ostringstream out;
-  out << std::hexfloat << page.page << " " << page.width << "x" << page.height << "\n";
-  for (const TextLine& line : page.lines) {
-    out << line.text << " " << line.confidence;
-    for (const pipeline::Point& p : line.box)
-      out << " " << p.x << "," << p.y;
-    out << "\n";
-  }
-  return out.str();
-}
-
 TEST_F(DocumentTest, PdfPagesReadSideBySideReadAsTheyDoOneAtATime) {
   const pt::TestDocument scanned = pt::MakeScannedDocument("side-by-side-scan");
   const pt::TestDocument digital = pt::MakeBornDigitalDocument("side-by-side-text");
@@ -156,7 +143,8 @@ TEST_F(DocumentTest, PdfPagesReadSideBySideReadAsTheyDoOneAtATime) {
     ASSERT_EQ(together->pages.size(), alone->pages.size()) << path;
     for (std::size_t i = 0; i < alone->pages.size(); ++i) {
       EXPECT_FALSE(alone->pages[i].lines.empty()) << path << " page " << i;
-      EXPECT_EQ(Exactly(together->pages[i]), Exactly(alone->pages[i])) << path;
+      EXPECT_EQ(testing::ExactLines(together->pages[i]), testing::ExactLines(alone->pages[i]))
+          << path;
     }
   }
 }
@@ -181,7 +169,7 @@ TEST_F(DocumentTest, AScannedJpegPageReadsAsTheJpegItself) {
   ASSERT_EQ(from_pdf->pages.size(), 1u);
   EXPECT_EQ(WithoutSpaces(Texts(from_pdf->pages[0])), "Scannedinvoice2026-11paid|");
   // Its pixels, not poppler's resampling of them: the same lines to the bit.
-  EXPECT_EQ(Exactly(from_pdf->pages[0]), Exactly(from_jpeg->pages[0]));
+  EXPECT_EQ(testing::ExactLines(from_pdf->pages[0]), testing::ExactLines(from_jpeg->pages[0]));
 }
 
 TEST_F(DocumentTest, PageRangeAndPagination) {

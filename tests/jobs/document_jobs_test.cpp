@@ -7,7 +7,6 @@
 #include <chrono>
 #include <future>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -23,6 +22,7 @@
 #include "sched/memory_budget.h"
 #include "sched/scheduler.h"
 #include "support/default_pipeline.h"
+#include "support/exact_lines.h"
 #include "support/redis_process.h"
 #include "support/status_matchers.h"
 
@@ -162,19 +162,6 @@ TEST_F(DocumentJobsTest, AJobReadsEveryPageInOrderAndLogsEachOnce) {
   EXPECT_EQ(budget.reserved(), 0);
 }
 
-// Every line of a page, exactly: its text, its confidence and its box as the bits of the floats.
-std::string Exactly(const document::DocumentPage& page) {
-  std::ostringstream out;
-  out << std::hexfloat;
-  for (const pipeline::TextLine& line : page.lines) {
-    out << line.text << " " << line.confidence;
-    for (const pipeline::Point& p : line.box)
-      out << " " << p.x << "," << p.y;
-    out << "\n";
-  }
-  return out.str();
-}
-
 // One page reads the same, to the bit, however the work around it is spread: alone on the
 // workers, 16 times at once as interactive requests, and as each page of a 20-page document read
 // as a job beside them (its pages and every page's batches landing on different workers each
@@ -201,7 +188,7 @@ TEST_F(DocumentJobsTest, APageReadsTheSameUnderAnyConcurrency) {
   const Result<document::DocumentResult> alone = alone_done.get_future().get();
   ASSERT_OK(alone);
   ASSERT_EQ(alone->pages.size(), 1u);
-  const std::string expected = Exactly(alone->pages[0]);
+  const std::string expected = testing::ExactLines(alone->pages[0]);
   ASSERT_EQ(alone->pages[0].lines.size(), 3u) << expected;
 
   JobStore store({}, Workers(), scheduler_->worker_count());
@@ -217,7 +204,7 @@ TEST_F(DocumentJobsTest, APageReadsTheSameUnderAnyConcurrency) {
     const Result<document::DocumentResult> read = done.get_future().get();
     ASSERT_OK(read);
     ASSERT_EQ(read->pages.size(), 1u);
-    EXPECT_EQ(Exactly(read->pages[0]), expected);
+    EXPECT_EQ(testing::ExactLines(read->pages[0]), expected);
   }
   auto view = store.Follow(*id, 0);
   ASSERT_OK(view);
@@ -227,7 +214,7 @@ TEST_F(DocumentJobsTest, APageReadsTheSameUnderAnyConcurrency) {
   ASSERT_NE(outcome->document, nullptr) << (*view)->Snapshot().error.ToString();
   ASSERT_EQ(outcome->document->pages.size(), 20u);
   for (const document::DocumentPage& page : outcome->document->pages)
-    EXPECT_EQ(Exactly(page), expected) << "page " << page.page;
+    EXPECT_EQ(testing::ExactLines(page), expected) << "page " << page.page;
 }
 
 TEST_F(DocumentJobsTest, DeleteCancelsAnUnfinishedJobAndItsPagesStop) {
