@@ -5,15 +5,11 @@
 
 #include <string_view>
 
+#include "common/embedded_file.h"
+
 namespace ocr::web {
 
-// One embedded file. Every view points into static storage and lives as long as the program.
-struct Asset {
-  std::string_view path;          // request path, e.g. "/app.js"
-  std::string_view content_type;  // e.g. "text/javascript; charset=utf-8"
-  std::string_view body;          // the file's bytes
-  std::string_view etag;          // quoted body hash for ETag/If-None-Match, e.g. "\"3f2a...\""
-};
+using Asset = EmbeddedFile;
 
 // Returns the asset served at `path` (the request target without query string), or nullptr when
 // there is none. "/" maps to "/index.html". The returned pointer is valid for the whole program.

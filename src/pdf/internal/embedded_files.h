@@ -8,14 +8,11 @@
 
 #include <string_view>
 
+#include "common/embedded_file.h"
+
 namespace ocr::pdf::internal {
 
-struct Asset {
-  std::string_view path;  // "/glyphless.ttf"
-  std::string_view content_type;
-  std::string_view body;  // the file's bytes
-  std::string_view etag;
-};
+using Asset = EmbeddedFile;
 
 // The embedded file at `path`; nullptr when there is none.
 const Asset* FindAsset(std::string_view path);
