@@ -1,5 +1,5 @@
 # Embeds static files (the Web UI, the searchable PDF's font and colour
-# profile) into a C++ library, generated at
+# profile, the recognizer's word list) into a C++ library, generated at
 # build time.
 #
 #   include(EmbedAssets)
@@ -48,6 +48,8 @@ if(CMAKE_SCRIPT_MODE_FILE)
       set(type "font/ttf")
     elseif(ext STREQUAL ".icc")
       set(type "application/vnd.iccprofile")
+    elseif(ext STREQUAL ".txt")
+      set(type "text/plain; charset=utf-8")
     else()
       message(FATAL_ERROR "EmbedAssets: no content type known for ${file}")
     endif()

@@ -15,7 +15,7 @@ using pipeline::LimitType;
 constexpr unsigned kEverywhere = kJsonForm | kMultipartForm | kRunFlag | kServerFlag;
 constexpr unsigned kDocumentForms = kMultipartForm | kRunFlag | kServerFlag;
 
-const std::array<RequestOption, 11> kOptions = {{
+const std::array<RequestOption, 12> kOptions = {{
     {"cls", OptionKind::kBool, kEverywhere, "cls", false, 0, 0, "",
      "Turn text lines that the direction classifier finds upside down (ignored by model sets "
      "without a classifier)",
@@ -57,6 +57,12 @@ const std::array<RequestOption, 11> kOptions = {{
      [](DocumentOptions& o, const OptionValue& v) {
        o.ocr.text_normalization = std::get<bool>(v);
      }},
+    {"lexicon", OptionKind::kBool, kEverywhere, "lexicon", true, 0, 0, "",
+     "on: a Latin word the recognizer is unsure of and that is no English word becomes the word "
+     "of Debian's list, an edit or two away, that its columns nearly spell as well; off: the "
+     "recognizer's best path, as the reference pipeline reads",
+     "false", [](const DocumentOptions& o) -> OptionValue { return o.ocr.rec.lexicon; },
+     [](DocumentOptions& o, const OptionValue& v) { o.ocr.rec.lexicon = std::get<bool>(v); }},
     {"force_ocr", OptionKind::kBool, kDocumentForms, "force-ocr", false, 0, 0, "",
      "PDFs: OCR every page, even where it has a text layer", "",
      [](const DocumentOptions& o) -> OptionValue { return o.force_ocr; },

@@ -5,6 +5,7 @@
 """
 import json
 import os
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -95,6 +96,28 @@ class Folders(unittest.TestCase):
             self.assertAlmostEqual(by["b"]["f1"], 0.8)  # P 2/3, R 1
             self.assertEqual(by["c"]["f1"], 0.0)
             self.assertAlmostEqual(r["word_f1"], 0.6)
+
+
+class WordChanges(unittest.TestCase):
+    def test_counts_each_changed_word_against_the_truth(self):
+        script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "word_changes.py")
+        with tempfile.TemporaryDirectory() as d:
+            for sub, text in (("gt", None), ("before", "SPECLAL offer, call 555 now"),
+                              ("after", "SPECIAL offer, hall 555 now")):
+                os.makedirs(os.path.join(d, sub))
+                if text is not None:
+                    with open(os.path.join(d, sub, "a.json"), "w") as f:
+                        json.dump({"results": [{"text": text}]}, f)
+            with open(os.path.join(d, "gt", "a.txt"), "w") as f:
+                f.write("Special offer, call 555 now\n")
+            out = subprocess.run([sys.executable, script, "--gt", os.path.join(d, "gt"),
+                                  "--before", os.path.join(d, "before"), "--after",
+                                  os.path.join(d, "after"), "--list"],
+                                 capture_output=True, text=True, check=True).stdout
+            self.assertEqual(out.splitlines()[0], "true words gained 1, true words lost 1, "
+                             "wrong words written 1, wrong words gone 1")
+            self.assertIn("a: + special (true words gained)", out)
+            self.assertIn("a: - call (true words lost)", out)
 
 
 if __name__ == "__main__":

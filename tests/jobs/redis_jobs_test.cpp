@@ -168,6 +168,7 @@ TEST(JobSpecCodecTest, CarriesEveryReadingOption) {
   o.ocr.det.limit_side_len = 1280;
   o.ocr.det.limit_type = pipeline::LimitType::kMin;
   o.ocr.text_normalization = false;
+  o.ocr.rec.lexicon = false;
   o.ocr.cls.page_vote = false;
   o.ocr.det.stretch_contrast = false;
   o.force_ocr = true;
@@ -184,14 +185,16 @@ TEST(JobSpecCodecTest, CarriesEveryReadingOption) {
 }
 
 TEST(JobSpecCodecTest, ReadsSpecsOfReplicasWithoutTheNewerOptions) {
-  // What a replica stored before the detection options, word spaces and the page vote: read as
-  // it read them (one pass at max, raw text), and the options it had kept.
+  // What a replica stored before the detection options, word spaces, the page vote and the
+  // lexicon: read as it read them (one pass at max, raw text, best paths), and the options it had
+  // kept.
   auto old = DecodeJobSpec(
       R"({"model":"ppocrv4","format":"markdown","paginate":false,"cls":true,"drop_score":0.5,)"
       R"("word_boxes":true,"force_ocr":false,"page_range":"0-2"})");
   ASSERT_OK(old);
   EXPECT_EQ(old->options.ocr.det.limit_type, pipeline::LimitType::kMax);
   EXPECT_FALSE(old->options.ocr.text_normalization);
+  EXPECT_FALSE(old->options.ocr.rec.lexicon);
   EXPECT_TRUE(old->options.ocr.word_boxes);
   EXPECT_EQ(old->options.page_range, "0-2");
   EXPECT_TRUE(old->options.ocr.cls.page_vote);

@@ -102,8 +102,10 @@ Result<std::vector<DecodedText>> TextRecognizer::RecognizeWhole(std::span<const 
     const size_t per_item = static_cast<size_t>(steps) * static_cast<size_t>(classes);
     for (size_t i = 0; i < n; ++i) {
       DecodedText& decoded = results[order[begin + i]];
-      decoded = CtcGreedyDecode(std::span<const float>(output.data.data() + i * per_item, per_item),
-                                steps, classes, charset_);
+      const std::span<const float> probs(output.data.data() + i * per_item, per_item);
+      decoded = CtcGreedyDecode(probs, steps, classes, charset_);
+      if (options.lexicon)
+        CorrectUnsureWords(decoded, probs, steps, classes, latin_, Lexicon::English());
       // Step t covers [t, t+1) * width / steps of the padded input; the crop fills
       // [0, resized) of it, so one step is (width / steps) * (crop width / resized) crop pixels.
       const cv::Mat& crop = crops[order[begin + i]];

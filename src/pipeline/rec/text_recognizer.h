@@ -1,4 +1,5 @@
-// Recognition stage: crops -> text, in batches of similar aspect ratio, greedy CTC.
+// Recognition stage: crops -> text, in batches of similar aspect ratio, greedy CTC (unsure words
+// read against a lexicon).
 // Crop sizing: each batch's input width is BatchWidth (from RecOptions below), and each crop is
 // scaled into it at the model's height by FillCropInput/ResizedWidth (pipeline/model_input.h).
 // Thread-safety: Recognize() is const and safe to call concurrently.
@@ -15,6 +16,7 @@
 #include "common/task_runner.h"
 #include "engine/model.h"
 #include "pipeline/rec/ctc_decode.h"
+#include "pipeline/rec/lexicon_correction.h"
 #include "pipeline/types.h"
 
 namespace ocr::pipeline {
@@ -38,6 +40,9 @@ struct RecOptions {
   // is about 1.5 times its letters' height, so one crop height is about three letters: wider
   // than a word space, narrower than a form's empty field.
   float blank_gap = 1.0f;
+  // Unsure Latin words that are no English word are read again against the lexicon
+  // (rec/lexicon_correction.h); off: the recognizer's best path, as the reference reads.
+  bool lexicon = true;
 
   // The reference pipeline's shapes (batches of 6, at least 320 px, exact widths): its outputs
   // are reproduced line for line with these, which the parity test checks.
@@ -47,6 +52,7 @@ struct RecOptions {
     r.min_width = 320;
     r.width_multiple = 1;
     r.blank_gap = 0;
+    r.lexicon = false;
     return r;
   }
 };
@@ -58,7 +64,11 @@ class TextRecognizer {
   // REQUIRES: `model` and `charset` outlive this recognizer.
   TextRecognizer(const engine::Model& model, std::span<const std::string> charset, int input_height,
                  int fixed_width)
-      : model_(model), charset_(charset), height_(input_height), fixed_width_(fixed_width) {}
+      : model_(model),
+        charset_(charset),
+        latin_(LatinClassesOf(charset)),
+        height_(input_height),
+        fixed_width_(fixed_width) {}
 
   // One result per crop, in the order of `crops`, each read in the pieces options.blank_gap
   // leaves. Batches run on `runner`; none starts once `stop` is requested (kCancelled).
@@ -79,6 +89,7 @@ class TextRecognizer {
 
   const engine::Model& model_;
   std::span<const std::string> charset_;
+  LatinClasses latin_;  // for the lexicon
   int height_;
   int fixed_width_;
 };
