@@ -116,6 +116,11 @@ class WordChanges(unittest.TestCase):
                                  capture_output=True, text=True, check=True).stdout
             self.assertEqual(out.splitlines()[0], "true words gained 1, true words lost 1, "
                              "wrong words written 1, wrong words gone 1")
+            # Before, "special" is misread (speclal); after, "call" is (hall).
+            self.assertEqual(out.splitlines()[1],
+                             "true words missing before: joined 0, misread 1, missed 0")
+            self.assertEqual(out.splitlines()[2],
+                             "true words missing after: joined 0, misread 1, missed 0")
             self.assertIn("a: + special (true words gained)", out)
             self.assertIn("a: - call (true words lost)", out)
 
