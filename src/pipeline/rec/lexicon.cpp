@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "common/text.h"
 #include "pipeline/internal/embedded_words.h"
 
 namespace ocr::pipeline {
@@ -9,10 +10,6 @@ namespace {
 
 bool IsLetter(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-
-char Lower(char c) {
-  return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
 }
 
 }  // namespace
@@ -28,7 +25,7 @@ Lexicon::Lexicon(std::string_view lines) {
       continue;
     std::int32_t node = 0;
     for (const char c : line) {
-      const char letter = Lower(c);
+      const char letter = AsciiLower(c);
       std::int32_t child = Child(node, letter);
       if (child < 0) {
         child = static_cast<std::int32_t>(nodes_.size());

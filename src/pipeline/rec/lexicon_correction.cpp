@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/text.h"
 #include "pipeline/rec/word_spaces.h"
 
 namespace ocr::pipeline {
@@ -173,8 +174,8 @@ class Corrector {
     return words;
   }
 
-  // Replaces `word` with the lexicon's best spelling when the rule allows; true when it did.
-  bool Correct(const WordSpan& word) {
+  // Replaces `word` with the lexicon's best spelling when the rule allows.
+  void Correct(const WordSpan& word) {
     std::string reading;
     float least = 1;
     for (std::size_t i = word.first; i <= word.last; ++i) {
@@ -182,18 +183,16 @@ class Corrector {
       least = std::min(least, d_.char_confidences[i]);
     }
     if (least >= rule_.unsure || !IsWordShaped(reading))
-      return false;
-    std::string lower = reading;
-    for (char& c : lower)
-      c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+      return;
+    const std::string lower = AsciiLower(reading);
     if (lexicon_.Contains(lower))
-      return false;
+      return;
     // The word's own columns: after the previous character's run, before the next character.
     const int t0 = word.first == 0 ? 0 : RunEnd(word.first - 1) + 1;
     const int t1 = word.last + 1 < d_.columns.size() ? d_.columns[word.last + 1] : steps_;
     std::vector<int> labels;
     if (t1 <= t0 || !Labels(reading, labels))
-      return false;
+      return;
     const double read = CtcLogProbability(probs_, classes_, t0, t1, labels);
     double best = kNever;
     std::string spelling;
@@ -219,12 +218,11 @@ class Corrector {
       }
     }
     if (best == kNever)
-      return false;
+      return;
     const std::optional<Alignment> aligned = BestAlignment(probs_, classes_, t0, t1, best_labels);
     if (!aligned)
-      return false;
+      return;
     Replace(word, spelling, best_labels, *aligned, t0);
-    return true;
   }
 
  private:
