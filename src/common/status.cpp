@@ -40,6 +40,15 @@ std::string_view StatusCodeName(StatusCode code) {
   return "unknown";
 }
 
+std::optional<StatusCode> StatusCodeFromName(std::string_view name) {
+  for (int c = 0; c <= static_cast<int>(StatusCode::kInternal); ++c) {
+    const auto code = static_cast<StatusCode>(c);
+    if (StatusCodeName(code) == name)
+      return code;
+  }
+  return std::nullopt;
+}
+
 std::string Status::ToString() const {
   if (ok())
     return "ok";

@@ -32,6 +32,8 @@ enum class StatusCode {
 };
 
 std::string_view StatusCodeName(StatusCode code);
+// The code StatusCodeName names `name`; nullopt for any other text (a stored status).
+std::optional<StatusCode> StatusCodeFromName(std::string_view name);
 
 class [[nodiscard]] Status {
  public:

@@ -202,12 +202,7 @@ inline std::string StoredCode(StatusCode code) {
 }
 
 inline StatusCode CodeFromStored(std::string_view name) {
-  for (int c = 0; c <= static_cast<int>(StatusCode::kInternal); ++c) {
-    const auto code = static_cast<StatusCode>(c);
-    if (StatusCodeName(code) == name)
-      return code;
-  }
-  return StatusCode::kInternal;
+  return StatusCodeFromName(name).value_or(StatusCode::kInternal);
 }
 
 // A stored integer; 0 when the text is not one.
