@@ -58,7 +58,8 @@ RUN mkdir -p /tmp/no-mesa/DEBIAN \
     && if dpkg-query -W libgl1-mesa-dri >/dev/null 2>&1; then echo "Mesa came in" >&2; exit 1; fi \
     && groupadd --system --gid 10001 onnxocr \
     && useradd --system --uid 10001 --gid 10001 --no-create-home --home-dir /nonexistent \
-       --shell /usr/sbin/nologin onnxocr
+       --shell /usr/sbin/nologin onnxocr \
+    && install -d -o 10001 -g 10001 -m 0700 /var/lib/onnxocr
 # The binary's RUNPATH names the builder's tree; /usr/local/lib is on the loader's path instead.
 COPY --from=builder /src/third_party/onnxruntime/lib/libonnxruntime.so.1 /usr/local/lib/
 COPY --from=builder /src/models/ppocrv4 /models/ppocrv4
@@ -74,7 +75,11 @@ WORKDIR /tmp
 ENV ONNXOCR_HOST=0.0.0.0 \
     ONNXOCR_PORT=5005 \
     ONNXOCR_MODELS=ppocrv4=/models/ppocrv4 \
-    ONNXOCR_LOG_FORMAT=json
+    ONNXOCR_LOG_FORMAT=json \
+    ONNXOCR_DATA_DIR=/var/lib/onnxocr
+# Jobs (their database and uploads) live here and survive a restart of the container when it is
+# a volume: `docker run -v onnxocr-data:/var/lib/onnxocr ...` (docs/DEPLOYMENT.md, "Jobs").
+VOLUME /var/lib/onnxocr
 EXPOSE 5005
 # The server drains in-flight requests on SIGTERM for up to 30 s: give `docker stop` -t 35.
 STOPSIGNAL SIGTERM

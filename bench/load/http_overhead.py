@@ -36,7 +36,7 @@ def in_process(binary, images, rounds):
 def over_http(binary, images, rounds):
     """Seconds per image as a client sees it: request sent to response parsed."""
     proc = subprocess.Popen([binary, "serve", "--host", "127.0.0.1", "--port", "0", "--threads",
-                             "1"], stderr=subprocess.PIPE, text=True)
+                             "1", "--jobs", "memory"], stderr=subprocess.PIPE, text=True)
     try:
         port = None
         for line in proc.stderr:

@@ -142,11 +142,15 @@ class Server:
         self._own_dir = log_dir is None
         self.log_dir = log_dir or tempfile.mkdtemp(prefix="onnxocr-load-")
         self.log_path = os.path.join(self.log_dir, f"{name}.log")
+        # Its own job folder (one server per --data-dir), kept across its restarts.
+        self.data_dir = tempfile.mkdtemp(prefix=f"{name}-data-", dir=self.log_dir)
         self.proc = None
         self.spawned_at = None
 
     def command(self):
         cmd = [self.binary, "serve", "--host", "127.0.0.1", "--port", str(self.port)]
+        if not {"--data-dir", "--jobs", "--redis"} & set(self.args):
+            cmd += ["--data-dir", self.data_dir]
         if self.log_format:
             cmd += ["--log-format", self.log_format]
         if self.models:

@@ -7,6 +7,7 @@
 #include "cli/bench_command.h"
 #include "cli/calibrate_command.h"
 #include "cli/exit_codes.h"
+#include "cli/jobs_command.h"
 #include "cli/run_command.h"
 #include "cli/serve_command.h"
 #include "engine/ort_model.h"
@@ -32,6 +33,8 @@ int Main(int argc, char** argv) {
   CLI::App* bench = ocr::cli::AddBenchCommand(app, bench_options);
   ocr::cli::CalibrateOptions calibrate_options;
   CLI::App* calibrate = ocr::cli::AddCalibrateCommand(app, calibrate_options);
+  ocr::cli::JobsOptions jobs_options;
+  CLI::App* jobs = ocr::cli::AddJobsCommand(app, jobs_options);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -46,6 +49,8 @@ int Main(int argc, char** argv) {
     return ocr::cli::Bench(bench_options);
   if (calibrate->parsed())
     return ocr::cli::Calibrate(calibrate_options);
+  if (jobs->parsed())
+    return ocr::cli::Jobs(jobs_options);
   return ocr::cli::kExitUsage;
 }
 

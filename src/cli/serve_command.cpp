@@ -17,6 +17,7 @@
 #include "http/server.h"
 #include "image/decode.h"
 #include "jobs/redis_client.h"
+#include "jobs/sqlite_jobs.h"
 #include "pipeline/model_set.h"
 #include "pipeline/pipeline.h"
 #include "sched/cgroup_limits.h"
@@ -95,8 +96,24 @@ CLI::App* AddServeCommand(CLI::App& app, ServeOptions& o) {
       ->capture_default_str();
   cmd->add_option("--redis", o.redis,
                   "Keep jobs in Redis so that every replica serves and works on them: "
-                  "redis://[:password@]host[:port][/db]. Without it jobs live in this process")
+                  "redis://[:password@]host[:port][/db]. Without it jobs live under --data-dir")
       ->envname("ONNXOCR_REDIS");
+  cmd->add_option("--jobs", o.jobs,
+                  "Without --redis, where jobs live: disk (under --data-dir; they survive a "
+                  "restart) or memory (lost when the server stops; for tests)")
+      ->envname("ONNXOCR_JOBS")
+      ->check(CLI::IsMember({"disk", "memory"}))
+      ->capture_default_str();
+  cmd->add_option("--data-dir", o.data_dir,
+                  "Folder of the job database and the uploads of jobs (one server per folder)")
+      ->envname("ONNXOCR_DATA_DIR")
+      ->capture_default_str();
+  cmd->add_option("--spool-max-gb", o.spool_max_gb,
+                  "Uploads of jobs kept under --data-dir at once, GB; past it POST /jobs answers "
+                  "503 with Retry-After")
+      ->envname("ONNXOCR_SPOOL_MAX_GB")
+      ->check(CLI::Range(0.001, 1e6))
+      ->capture_default_str();
   cmd->add_option("--job-lease", o.job_lease,
                   "With --redis: seconds a page claimed by a replica stays its own without a "
                   "renewal; a stopped replica's pages run elsewhere after it")
@@ -149,6 +166,19 @@ int Serve(const ServeOptions& o) {
     redis->max_result_bytes = std::int64_t{o.max_job_result_mb} << 20;
   }
 
+  // Opened before the models load: a folder another server holds stops this one at once.
+  std::optional<jobs::SqliteJobsConfig> durable_jobs;
+  if (!redis && o.jobs == "disk") {
+    auto folder = jobs::JobFolder::Open(o.data_dir);
+    if (!folder.ok()) {
+      std::cerr << "onnxocr serve: " << folder.status().message() << "\n";
+      return 1;
+    }
+    durable_jobs.emplace();
+    durable_jobs->folder = std::move(folder).value();
+    durable_jobs->spool_max_bytes = static_cast<std::int64_t>(o.spool_max_gb * (1 << 30));
+  }
+
   auto specs = ResolveModelSpecs(o.input.models);
   if (!specs.ok()) {
     std::cerr << "onnxocr serve: " << specs.status().message() << "\n";
@@ -180,8 +210,13 @@ int Serve(const ServeOptions& o) {
   config.jobs.ttl = std::chrono::seconds(o.job_ttl);
   config.jobs.timeout = std::chrono::seconds(o.job_timeout);
   config.redis = redis;
+  config.durable_jobs = durable_jobs;
   if (redis)
     spdlog::info("jobs: shared through Redis at {}", redis->endpoint.Redacted());
+  else if (durable_jobs)
+    spdlog::info("jobs: kept in {}", durable_jobs->folder->path().string());
+  else
+    spdlog::info("jobs: kept in memory only (--jobs memory); they are lost when the server stops");
   if (config.memory_budget_bytes > 0)
     spdlog::info("memory budget for requests in flight: {} MB", config.memory_budget_bytes >> 20);
 

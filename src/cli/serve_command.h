@@ -23,7 +23,10 @@ struct ServeOptions {
   int max_jobs = 64;
   int job_ttl = 3600;
   int job_timeout = 3600;
-  std::string redis;           // --redis URL: jobs shared through Redis ("" = in memory)
+  std::string redis;          // --redis URL: jobs shared through Redis ("" = this server's)
+  std::string jobs = "disk";  // --jobs disk|memory: where this server keeps jobs without --redis
+  std::string data_dir = "onnxocr-data";  // --data-dir: the jobs' database and uploads
+  double spool_max_gb = 20;               // --spool-max-gb: uploads of jobs kept at once
   int job_lease = 10;          // seconds a claimed page stays a replica's without renewal
   int max_job_result_mb = 64;  // stored results per job in Redis
   int max_connections = 1024;

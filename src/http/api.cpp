@@ -198,6 +198,23 @@ Routed Api::DocsCss(ApiRequest& r) const {
   return Answer(r.path, Reply{200, http::DocsCss(), "text/css; charset=utf-8"});
 }
 
+namespace {
+
+// /info's "jobs": where the job routes keep jobs.
+Json JobStoreInfo(const jobs::JobStoreFacts& store) {
+  if (store.shared) {
+    return {{"store", "redis"},
+            {"redis", store.endpoint},
+            {"lease_s", store.lease_s},
+            {"max_result_bytes", store.max_result_bytes}};
+  }
+  if (!store.data_dir.empty())
+    return {{"store", "disk"}, {"data_dir", store.data_dir}};
+  return {{"store", "memory"}};
+}
+
+}  // namespace
+
 Routed Api::Info(ApiRequest& r) const {
   Json sets = Json::array();
   for (const pipeline::Pipeline* p : pipelines_) {
@@ -228,11 +245,7 @@ Routed Api::Info(ApiRequest& r) const {
         {"max_jobs", config_.jobs.max_jobs},
         {"job_ttl_s", config_.jobs.ttl.count()},
         {"job_timeout_s", config_.jobs.timeout.count()}}},
-      {"jobs", !store.shared ? Json{{"store", "memory"}}
-                             : Json{{"store", "redis"},
-                                    {"redis", store.endpoint},
-                                    {"lease_s", store.lease_s},
-                                    {"max_result_bytes", store.max_result_bytes}}},
+      {"jobs", JobStoreInfo(store)},
   };
   return Answer(r.path, Reply{200, DumpJson(info)});
 }

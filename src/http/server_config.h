@@ -1,6 +1,7 @@
 // ServerConfig: everything `onnxocr serve` configures about the HTTP server, one field per flag
 // (cli/serve_command.cpp), each with its default. The input limits are one InputLimits value,
-// passed whole to every document the server reads. Thread-safety: a plain value.
+// passed whole to every document the server reads. Thread-safety: a plain value (the durable job
+// store's folder is shared, already opened).
 #pragma once
 
 #include <chrono>
@@ -12,6 +13,7 @@
 #include "document/limits.h"
 #include "jobs/job_store.h"
 #include "jobs/redis_jobs.h"
+#include "jobs/sqlite_jobs.h"
 #include "pipeline/pipeline.h"
 
 namespace ocr::http {
@@ -34,8 +36,11 @@ struct ServerConfig {
   // (or 422 image_too_large for one document bigger than all of it). 0 = no budget.
   std::int64_t memory_budget_bytes = 0;
   jobs::JobLimits jobs;  // --max-jobs, --job-ttl, --job-timeout: long documents
-  // --redis, --job-lease, --max-job-result-mb: jobs shared by the replicas; none = in memory.
+  // --redis, --job-lease, --max-job-result-mb: jobs shared by the replicas.
   std::optional<jobs::RedisJobsConfig> redis;
+  // --data-dir, --spool-max-gb: jobs on this server's disk (serve's default without --redis).
+  // With neither, jobs live in memory (--jobs memory).
+  std::optional<jobs::SqliteJobsConfig> durable_jobs;
 };
 
 }  // namespace ocr::http

@@ -36,25 +36,32 @@ Service::Service(ServerConfig config, sched::Scheduler& scheduler,
                   jobs::PageWorkers{&scheduler_, group_pipelines_,
                                     [this](const document::DocumentPage& p) { RecordPage(p); },
                                     &memory_budget_},
-                  scheduler_.worker_count()) {
+                  scheduler_.worker_count(),
+                  // --max-jobs bounds a server's jobs and streams together.
+                  [this] { return durable_jobs_ ? durable_jobs_->unfinished() : 0; }) {
+  std::vector<std::string> names;
+  for (const pipeline::Pipeline* p : group_pipelines_.front())
+    names.push_back(p->models().name);
+  // Pages read here count in this server's metrics and budget.
+  const jobs::PageWorkers workers{&scheduler_, group_pipelines_,
+                                  [this](const document::DocumentPage& p) { RecordPage(p); },
+                                  &memory_budget_};
+  jobs::JobBackend* jobs = &local_jobs_;
   if (config_.redis) {
-    std::vector<std::string> names;
-    for (const pipeline::Pipeline* p : group_pipelines_.front())
-      names.push_back(p->models().name);
-    // Pages read here count in this replica's metrics and budget.
-    shared_jobs_ = std::make_unique<jobs::RedisJobs>(
-        *config_.redis, config_.jobs,
-        jobs::PageWorkers{&scheduler_, group_pipelines_,
-                          [this](const document::DocumentPage& p) { RecordPage(p); },
-                          &memory_budget_},
-        scheduler_.worker_count(), std::move(names), config_.limits);
+    shared_jobs_ = std::make_unique<jobs::RedisJobs>(*config_.redis, config_.jobs, workers,
+                                                     scheduler_.worker_count(), std::move(names),
+                                                     config_.limits);
+    jobs = shared_jobs_.get();
+  } else if (config_.durable_jobs) {
+    durable_jobs_ = std::make_unique<jobs::SqliteJobs>(
+        *config_.durable_jobs, config_.jobs, workers, scheduler_.worker_count(), std::move(names),
+        config_.limits, [this] { return local_jobs_.unfinished(); });
+    jobs = durable_jobs_.get();
   }
-  jobs::JobBackend& jobs =
-      shared_jobs_ ? static_cast<jobs::JobBackend&>(*shared_jobs_) : local_jobs_;
   api_ = std::make_unique<const Api>(
       config_, FactsOf(scheduler_), &memory_budget_, group_pipelines_.front(), metrics_,
       Api::State{[this] { return draining_.load(); }, [this] { return scheduler_.full(); }},
-      local_jobs_, jobs);
+      local_jobs_, *jobs);
 }
 
 Service::~Service() = default;
@@ -63,6 +70,8 @@ std::vector<jobs::JobBackend*> Service::Backends() {
   std::vector<jobs::JobBackend*> backends = {&local_jobs_};
   if (shared_jobs_)
     backends.push_back(shared_jobs_.get());
+  if (durable_jobs_)
+    backends.push_back(durable_jobs_.get());
   return backends;
 }
 
@@ -75,6 +84,8 @@ void Service::RecordPage(const document::DocumentPage& page) {
 void Service::Start() {
   if (shared_jobs_)
     shared_jobs_->Start();
+  if (durable_jobs_)
+    durable_jobs_->Start();
 }
 
 void Service::BeginDrain() {
@@ -84,7 +95,8 @@ void Service::BeginDrain() {
 }
 
 bool Service::Drained() const {
-  return local_jobs_.Idle() && (!shared_jobs_ || shared_jobs_->Idle());
+  return local_jobs_.Idle() && (!shared_jobs_ || shared_jobs_->Idle()) &&
+         (!durable_jobs_ || durable_jobs_->Idle());
 }
 
 void Service::Abandon() {
@@ -101,6 +113,8 @@ void Service::Stop() {
 
 void Service::Sweep() {
   local_jobs_.Sweep();
+  if (durable_jobs_)
+    durable_jobs_->Sweep();
 }
 
 }  // namespace ocr::http

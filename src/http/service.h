@@ -1,6 +1,7 @@
 // Service: everything the server does that is not the transport, assembled once from the flags:
-// the memory budget, the metrics, the job stores (the one JobBackend the job routes use: in this
-// process, or in Redis with --redis; and the in-process store that runs streams either way) and
+// the memory budget, the metrics, the job stores (the one JobBackend the job routes use: on this
+// server's disk, in its memory, or in Redis with --redis; and the in-memory store that runs
+// streams either way) and
 // the Api over them, with their part of the shutdown. Built by the Server for `onnxocr serve`
 // and by the fuzz harness, so the service is put together in one place.
 // Thread-safety: api(), metrics() and the accessors are safe from any thread; the lifecycle calls
@@ -20,6 +21,7 @@
 #include "jobs/job_backend.h"
 #include "jobs/job_store.h"
 #include "jobs/redis_jobs.h"
+#include "jobs/sqlite_jobs.h"
 #include "pipeline/pipeline.h"
 #include "sched/memory_budget.h"
 #include "sched/scheduler.h"
@@ -55,10 +57,11 @@ class Service {
 
   const sched::MemoryBudget& memory_budget() const { return memory_budget_; }
 
-  // Where streams (and, without --redis, jobs) run.
+  // Where streams (and, with --jobs memory, jobs) run.
   jobs::JobStore& local_jobs() { return local_jobs_; }
 
-  // Starts the shared store's claim loop (--redis; Redis need not be up yet).
+  // Starts the shared store's claim loop (--redis; Redis need not be up yet), or resumes the
+  // jobs the durable store's last process left unfinished.
   void Start();
   // SIGTERM: /readyz answers 503, no new document is admitted, no more shared pages claimed.
   void BeginDrain();
@@ -77,7 +80,7 @@ class Service {
   void Sweep();
 
  private:
-  // The stores the drain concerns: the local one and, with --redis, the shared one.
+  // The stores the drain concerns: the local one and the job routes' one.
   std::vector<jobs::JobBackend*> Backends();
 
   // A page of a job or stream in the metrics, as the synchronous routes count the pages they
@@ -92,7 +95,8 @@ class Service {
   sched::MemoryBudget memory_budget_;
   Metrics metrics_;
   jobs::JobStore local_jobs_;
-  std::unique_ptr<jobs::RedisJobs> shared_jobs_;  // --redis
+  std::unique_ptr<jobs::RedisJobs> shared_jobs_;    // --redis
+  std::unique_ptr<jobs::SqliteJobs> durable_jobs_;  // --data-dir
   std::unique_ptr<const Api> api_;
 };
 

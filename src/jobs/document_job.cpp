@@ -23,11 +23,24 @@ std::string_view StateName(JobState state) {
   return "unknown";
 }
 
+namespace {
+
+using SysClock = std::chrono::system_clock;
+
+SysClock::time_point CreatedAt(const JobSpec& spec) {
+  return spec.resumed ? spec.resumed->created : SysClock::now();
+}
+
+}  // namespace
+
 DocumentJob::DocumentJob(std::string id, JobSpec spec, Clock::time_point deadline,
                          PageWorkers workers, int window)
     : id_(std::move(id)),
       spec_(std::move(spec)),
       deadline_(deadline),
+      created_(CreatedAt(spec_)),
+      created_steady_(Clock::now() -
+                      std::chrono::duration_cast<Clock::duration>(SysClock::now() - created_)),
       workers_(std::move(workers)),
       window_(std::max(1, window)),
       page_count_(spec_.reader->page_count()),
@@ -36,17 +49,50 @@ DocumentJob::DocumentJob(std::string id, JobSpec spec, Clock::time_point deadlin
   done_.assign(pages_total_, false);
   result_.page_count = page_count_;
   result_.pages.resize(pages_total_);
+  if (spec_.resumed) {
+    JobProgress& before = *spec_.resumed;
+    started_ = before.started;
+    state_ = started_ ? JobState::kRunning : JobState::kQueued;
+    events_ = std::move(before.events);
+    journaled_ = events_.size();
+    for (const JobEvent& e : events_)
+      next_emit_ += e.kind == JobEvent::Kind::kPage ? 1 : 0;
+    for (auto& [index, page] : before.pages) {
+      if (index < pages_total_ && !done_[index]) {
+        result_.pages[index] = std::move(page);
+        done_[index] = true;
+        ++pages_done_;
+      }
+    }
+    before.pages.clear();
+  }
 }
 
 DocumentJob::~DocumentJob() = default;
 
-void DocumentJob::Start() {
-  MutexLock lock(&mu_);
-  SubmitNext();
+void DocumentJob::Start(std::optional<sched::MemoryBudget::Lease> work_lease) {
+  {
+    MutexLock lock(&mu_);
+    if (work_lease) {
+      spec_.work_lease.reset();
+      spec_.work_lease.emplace(std::move(*work_lease));
+    }
+    // A resumed job may have read pages whose events it had not logged, or all of them.
+    EmitReadPages();
+    if (!IsFinished(state_))
+      SubmitNext();
+    ReleaseInputsWhenIdle();
+    Journal();
+  }
+  Notify();
 }
 
 void DocumentJob::SubmitNext() {
-  while (!IsFinished(state_) && in_flight_ < window_ && next_submit_ < pages_total_) {
+  while (!IsFinished(state_) && in_flight_ < window_) {
+    while (next_submit_ < pages_total_ && done_[next_submit_])
+      ++next_submit_;  // read before a restart
+    if (next_submit_ == pages_total_)
+      break;
     const std::size_t index = next_submit_++;
     sched::Job job;
     job.priority = sched::Priority::kBackground;
@@ -80,6 +126,8 @@ void DocumentJob::RunPage(std::size_t index, const sched::WorkerContext& worker)
     pipe = workers_.group_pipelines.at(static_cast<std::size_t>(worker.group)).at(spec_.pipeline);
     reader = spec_.reader.get();  // freed only when no page is in flight
   }
+  if (spec_.journal && reader != nullptr)
+    spec_.journal->PageStarting(index);
   Result<document::DocumentPage> page = Cancelled();
   try {
     if (reader != nullptr)
@@ -94,6 +142,8 @@ void DocumentJob::RunPage(std::size_t index, const sched::WorkerContext& worker)
 void DocumentJob::PageFinished(std::size_t index, Result<document::DocumentPage> page) {
   if (page.ok() && workers_.page_read)
     workers_.page_read(*page);
+  if (page.ok() && spec_.journal)
+    spec_.journal->PageRead(index, *page);
   {
     MutexLock lock(&mu_);
     --in_flight_;
@@ -115,17 +165,32 @@ void DocumentJob::PageFinished(std::size_t index, Result<document::DocumentPage>
         done_[index] = true;
         ++pages_done_;
         events_.push_back({JobEvent::Kind::kProgress, 0, pages_done_});
-        while (next_emit_ < pages_total_ && done_[next_emit_])
-          events_.push_back({JobEvent::Kind::kPage, next_emit_++, pages_done_});
-        if (next_emit_ == pages_total_)
-          Finish(JobState::kSucceeded, Status::Ok());
-        else
-          SubmitNext();
+        EmitReadPages();
+        SubmitNext();
       }
     }
     ReleaseInputsWhenIdle();
+    Journal();
   }
   Notify();
+}
+
+void DocumentJob::EmitReadPages() {
+  if (IsFinished(state_))
+    return;
+  while (next_emit_ < pages_total_ && done_[next_emit_])
+    events_.push_back({JobEvent::Kind::kPage, next_emit_++, pages_done_});
+  if (next_emit_ == pages_total_)
+    Finish(JobState::kSucceeded, Status::Ok());
+}
+
+void DocumentJob::Journal() {
+  if (!spec_.journal || journaled_ == events_.size())
+    return;
+  const std::span<const JobEvent> added(events_.begin() + static_cast<std::ptrdiff_t>(journaled_),
+                                        events_.end());
+  spec_.journal->Logged(journaled_, added, SnapshotLocked());
+  journaled_ = events_.size();
 }
 
 void DocumentJob::Cancel(const Status& why) {
@@ -133,11 +198,11 @@ void DocumentJob::Cancel(const Status& why) {
     MutexLock lock(&mu_);
     if (IsFinished(state_))
       return;
-    if (why.code() == StatusCode::kDeadlineExceeded)
-      Finish(JobState::kFailed, why);
-    else
-      Finish(JobState::kCancelled, why);
+    const bool stopped =
+        why.code() == StatusCode::kCancelled || why.code() == StatusCode::kUnavailable;
+    Finish(stopped ? JobState::kCancelled : JobState::kFailed, why);
     ReleaseInputsWhenIdle();
+    Journal();
   }
   Notify();
 }
@@ -176,6 +241,10 @@ void DocumentJob::Notify() {
 
 JobSnapshot DocumentJob::Snapshot() const {
   MutexLock lock(&mu_);
+  return SnapshotLocked();
+}
+
+JobSnapshot DocumentJob::SnapshotLocked() const {
   return {state_,    page_count_, static_cast<int>(pages_total_), pages_done_, created_, started_,
           finished_, error_};
 }

@@ -18,8 +18,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <stop_token>
 #include <string>
 #include <string_view>
@@ -47,10 +49,34 @@ struct PageWorkers {
   sched::MemoryBudget* memory_budget = nullptr;
 };
 
+// Where a durable store writes down a job's progress as it happens (jobs/sqlite_jobs.h), so a
+// restart goes on from there. Calls come from the job's workers and from Cancel's caller.
+class JobJournal {
+ public:
+  virtual ~JobJournal() = default;
+  // Page `index` starts being read.
+  virtual void PageStarting(std::size_t index) = 0;
+  // Page `index` was read; before the events that tell of it.
+  virtual void PageRead(std::size_t index, const document::DocumentPage& page) = 0;
+  // The log grew by `events`, from position `first` on; `job` is the job after them. Called with
+  // the job's lock held, in the log's order, each event once.
+  virtual void Logged(std::size_t first, std::span<const JobEvent> events,
+                      const JobSnapshot& job) = 0;
+};
+
+// What a job had done when the server stopped (jobs/sqlite_jobs.h): it goes on from there. A new
+// job of a durable store starts from nothing done but the time it was stored.
+struct JobProgress {
+  std::chrono::system_clock::time_point created;
+  std::optional<std::chrono::system_clock::time_point> started;
+  std::vector<JobEvent> events;                         // its log so far
+  std::map<std::size_t, document::DocumentPage> pages;  // the pages read, by index
+};
+
 // Everything a job needs, made by the route that admits it.
 struct JobSpec {
-  std::shared_ptr<const std::string> upload;  // owns the bytes the reader reads
-  std::string_view file;                      // the document inside *upload
+  std::shared_ptr<const void> upload;  // owns the bytes the reader reads
+  std::string_view file;               // the document inside *upload
   std::unique_ptr<document::PageReader> reader;
   std::size_t pipeline = 0;  // index of the model set in each group's list
   // How the answer is shaped (GET /jobs/{id}/result, the stream's last line).
@@ -61,6 +87,8 @@ struct JobSpec {
   // Released when the job ends (pages in flight) and when it is destroyed (upload, results).
   std::optional<sched::MemoryBudget::Lease> work_lease;
   std::optional<sched::MemoryBudget::Lease> result_lease;
+  std::shared_ptr<JobJournal> journal;  // null: the job lives in memory only
+  std::optional<JobProgress> resumed;   // what a durable store's job had done
 };
 
 class DocumentJob final : public JobView, public std::enable_shared_from_this<DocumentJob> {
@@ -75,12 +103,14 @@ class DocumentJob final : public JobView, public std::enable_shared_from_this<Do
   DocumentJob(const DocumentJob&) = delete;
   DocumentJob& operator=(const DocumentJob&) = delete;
 
-  // Submits up to `window` pages; later pages are submitted as earlier ones finish.
-  void Start() EXCLUDES(mu_);
+  // Submits up to `window` pages; later pages are submitted as earlier ones finish. A resumed
+  // job reads only the pages it had not read. `work_lease` (if any) replaces the spec's.
+  void Start(std::optional<sched::MemoryBudget::Lease> work_lease = std::nullopt) EXCLUDES(mu_);
 
   // Stops the job (queued or running): its pages in flight stop at their next check (between
   // recognition batches), pages not started never run. `why`: kCancelled (DELETE, a stream's
-  // client hung up, shutdown) or kDeadlineExceeded (--job-timeout). No effect once finished.
+  // client hung up) or kUnavailable (shutdown) cancel it; any other (kDeadlineExceeded for
+  // --job-timeout) fails it. No effect once finished.
   void Cancel(const Status& why) EXCLUDES(mu_);
 
   const std::string& id() const override { return id_; }
@@ -116,8 +146,13 @@ class DocumentJob final : public JobView, public std::enable_shared_from_this<Do
   void SubmitNext() REQUIRES(mu_);
   void RunPage(std::size_t index, const sched::WorkerContext& worker) EXCLUDES(mu_);
   void PageFinished(std::size_t index, Result<document::DocumentPage> page) EXCLUDES(mu_);
+  // Page events for the pages read in order from next_emit_ on; the end once all are read.
+  void EmitReadPages() REQUIRES(mu_);
   // Ends the job in `state` (and `why`) unless it ended already: the end event, the stop.
   void Finish(JobState state, const Status& why) REQUIRES(mu_);
+  // Hands the events not yet journaled to the journal.
+  void Journal() REQUIRES(mu_);
+  JobSnapshot SnapshotLocked() const REQUIRES(mu_);
   // Frees the reader and the pages' memory once the job ended and no page reads them.
   void ReleaseInputsWhenIdle() REQUIRES(mu_);
   void Notify() EXCLUDES(mu_);
@@ -125,8 +160,8 @@ class DocumentJob final : public JobView, public std::enable_shared_from_this<Do
   const std::string id_;
   JobSpec spec_;  // reader and work_lease reset when the job ends; the rest is immutable
   const Clock::time_point deadline_;
-  const Clock::time_point created_steady_ = Clock::now();
-  const std::chrono::system_clock::time_point created_ = std::chrono::system_clock::now();
+  const std::chrono::system_clock::time_point created_;  // now, or when a resumed job was
+  const Clock::time_point created_steady_;               // admitted before the restart
   std::stop_source stop_;
   const PageWorkers workers_;
   const int window_;
@@ -145,6 +180,7 @@ class DocumentJob final : public JobView, public std::enable_shared_from_this<Do
   std::size_t next_emit_ GUARDED_BY(mu_) = 0;  // the first page without its kPage event
   int pages_done_ GUARDED_BY(mu_) = 0;
   std::vector<JobEvent> events_ GUARDED_BY(mu_);
+  std::size_t journaled_ GUARDED_BY(mu_) = 0;  // events handed to the journal
   std::vector<std::pair<std::uint64_t, std::function<void()>>> watchers_ GUARDED_BY(mu_);
   std::uint64_t next_watcher_ GUARDED_BY(mu_) = 1;
   // Written by the worker that read page i before its kPage event; immutable afterwards.

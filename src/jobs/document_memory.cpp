@@ -25,16 +25,19 @@ Result<std::optional<sched::MemoryBudget::Lease>> ReserveDocumentMemory(
   return ReserveBytes(budget, need + extra_bytes);
 }
 
+Status FitsBudget(const sched::MemoryBudget* budget, std::int64_t bytes) {
+  if (!Limited(budget) || bytes <= budget->limit())
+    return Status::Ok();
+  return {StatusCode::kImageTooLarge, "this document needs about " + std::to_string(bytes >> 20) +
+                                          " MB to process, more than the whole memory budget of " +
+                                          LimitText(*budget) + " (--memory-budget-mb)"};
+}
+
 Result<std::optional<sched::MemoryBudget::Lease>> ReserveBytes(sched::MemoryBudget* budget,
                                                                std::int64_t bytes) {
   if (!Limited(budget))
     return std::optional<sched::MemoryBudget::Lease>();
-  if (bytes > budget->limit()) {
-    return Status(StatusCode::kImageTooLarge,
-                  "this document needs about " + std::to_string(bytes >> 20) +
-                      " MB to process, more than the whole memory budget of " + LimitText(*budget) +
-                      " (--memory-budget-mb)");
-  }
+  OCR_RETURN_IF_ERROR(FitsBudget(budget, bytes));
   auto lease = budget->TryReserve(bytes);
   if (!lease) {
     return Status(StatusCode::kResourceExhausted,

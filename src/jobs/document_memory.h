@@ -21,6 +21,13 @@ Result<std::optional<sched::MemoryBudget::Lease>> ReserveDocumentMemory(
     sched::MemoryBudget* budget, const document::PageReader& reader, int parallel_pages,
     std::int64_t extra_bytes = 0);
 
+// Memory a job's results hold per page until they are freed: lines, boxes and words of a dense
+// page as C++ values, with margin (a 100-line page with word boxes holds about 80 KB).
+inline constexpr std::int64_t kResultBytesPerPage = 128 << 10;
+
+// Ok when `bytes` fit in the whole of `budget` (or there is none); else kImageTooLarge.
+Status FitsBudget(const sched::MemoryBudget* budget, std::int64_t bytes);
+
 // Reserves `bytes` (an upload and results kept until they expire); nullopt when there is
 // no budget. Errors: kImageTooLarge when they are more than the whole budget;
 // kResourceExhausted when what is in flight holds it.

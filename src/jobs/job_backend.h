@@ -1,8 +1,9 @@
 // JobBackend: where POST /jobs puts a long document and where the job routes find it again:
 // admission, status, result, events, cancellation and the part of the shutdown drain that is
-// the store's. Implemented by JobStore (jobs in this process, jobs/job_store.h) and RedisJobs
-// (--redis: jobs shared by every replica, jobs/redis_jobs.h); the service chooses one where it
-// is assembled (http/service.h) and the job routes see only this.
+// the store's. Implemented by SqliteJobs (the default: jobs of this process kept on disk, so
+// they survive a restart, jobs/sqlite_jobs.h), JobStore (--jobs memory: in this process's memory,
+// jobs/job_store.h) and RedisJobs (--redis: jobs shared by every replica, jobs/redis_jobs.h); the
+// service chooses one where it is assembled (http/service.h) and the job routes see only this.
 // Thread-safety: implementations are safe from any thread. The calls of a blocking() backend
 // wait on the network (bounded by its timeouts): make them from a worker, never an I/O thread.
 #pragma once
@@ -54,8 +55,8 @@ struct JobOutcome {
 // from and its page images are drawn from (GET /jobs/{id}/pages/{n}/image).
 struct JobSource {
   JobInfo info;
-  std::shared_ptr<const std::string> upload;  // owns the bytes
-  std::string_view file;                      // the document inside *upload
+  std::shared_ptr<const void> upload;  // owns the bytes (in memory, or a mapped spool file)
+  std::string_view file;               // the document
 };
 
 // What /info and /readyz tell of the store.
@@ -64,6 +65,7 @@ struct JobStoreFacts {
   std::string endpoint;               // shared: the Redis URL without its password
   double lease_s = 0;                 // shared: --job-lease
   std::int64_t max_result_bytes = 0;  // shared: --max-job-result-mb
+  std::string data_dir;               // on this server's disk: --data-dir (empty: in memory)
 };
 
 class JobBackend {

@@ -1,5 +1,6 @@
 #include "jobs/job_spec_codec.h"
 
+#include <algorithm>
 #include <exception>
 
 #include <nlohmann/json.hpp>
@@ -60,6 +61,16 @@ std::string EncodeJobSpec(const SharedJobSpec& spec) {
   for (const document::RequestOption& option : document::RequestOptions())
     j[std::string(StoredKey(option))] = ToJson(option.get(spec.options));
   return j.dump();
+}
+
+Result<std::size_t> ModelIndex(const SharedJobSpec& spec,
+                               const std::vector<std::string>& model_names) {
+  if (spec.model.empty())
+    return std::size_t{0};
+  const auto model = std::find(model_names.begin(), model_names.end(), spec.model);
+  if (model == model_names.end())
+    return Status(StatusCode::kNotFound, "the model set '" + spec.model + "' is not loaded here");
+  return static_cast<std::size_t>(model - model_names.begin());
 }
 
 Result<SharedJobSpec> DecodeJobSpec(std::string_view text) {

@@ -5,8 +5,10 @@
 // Thread-safety: pure functions.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/status.h"
 #include "document/document.h"
@@ -24,6 +26,11 @@ struct SharedJobSpec {
 };
 
 std::string EncodeJobSpec(const SharedJobSpec& spec);
+
+// Where `spec`'s model set is in `model_names` (this server's sets, in their order; the first
+// when the spec names none). Errors: kNotFound when this server has not loaded it.
+Result<std::size_t> ModelIndex(const SharedJobSpec& spec,
+                               const std::vector<std::string>& model_names);
 
 // Errors: kInternal when `text` is not a spec (the store holds something else), or an option is
 // out of its range.

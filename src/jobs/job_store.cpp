@@ -12,13 +12,11 @@
 namespace ocr::jobs {
 namespace {
 
-// Memory a job's results hold per page until they expire: lines, boxes and words of a dense page
-// as C++ values, with margin (a 100-line page with word boxes holds about 80 KB).
-constexpr std::int64_t kResultBytesPerPage = 128 << 10;
-
 Status NoSuchJob(std::string_view id) {
   return {StatusCode::kNotFound, "no job " + std::string(id)};
 }
+
+}  // namespace
 
 JobInfo InfoOf(const DocumentJob& job) {
   const JobSpec& spec = job.spec();
@@ -28,7 +26,16 @@ JobInfo InfoOf(const DocumentJob& job) {
   return info;
 }
 
-}  // namespace
+Status Admission(bool admitting, std::size_t unfinished, std::size_t max_jobs) {
+  if (!admitting)
+    return Status(StatusCode::kUnavailable, "the server is draining; it takes no new documents");
+  if (unfinished >= max_jobs) {
+    return Status(StatusCode::kResourceExhausted,
+                  "all " + std::to_string(max_jobs) +
+                      " places for documents in progress are taken (--max-jobs); retry later");
+  }
+  return Status::Ok();
+}
 
 std::string NewJobId() {
   std::array<std::uint8_t, 16> bytes{};
@@ -53,8 +60,9 @@ bool IsJobId(std::string_view id) {
          });
 }
 
-JobStore::JobStore(JobLimits limits, PageWorkers workers, int window)
-    : limits_(limits), workers_(std::move(workers)), window_(window) {}
+JobStore::JobStore(JobLimits limits, PageWorkers workers, int window,
+                   std::function<std::size_t()> others)
+    : limits_(limits), workers_(std::move(workers)), window_(window), others_(std::move(others)) {}
 
 JobStore::~JobStore() {
   Abandon(Status(StatusCode::kCancelled, "the server is shutting down"));
@@ -67,20 +75,14 @@ std::size_t JobStore::UnfinishedLocked() const {
   return n;
 }
 
-Status JobStore::AdmitLocked() const {
-  if (!admitting_)
-    return Status(StatusCode::kUnavailable, "the server is draining; it takes no new documents");
-  if (UnfinishedLocked() >= limits_.max_jobs) {
-    return Status(StatusCode::kResourceExhausted,
-                  "all " + std::to_string(limits_.max_jobs) +
-                      " places for documents in progress are taken (--max-jobs); retry later");
-  }
-  return Status::Ok();
+Status JobStore::AdmitLocked(std::size_t others) const {
+  return Admission(admitting_, UnfinishedLocked() + others, limits_.max_jobs);
 }
 
 Status JobStore::CanAdmit() const {
+  const std::size_t others = Others();
   MutexLock lock(&mu_);
-  return AdmitLocked();
+  return AdmitLocked(others);
 }
 
 Result<std::shared_ptr<DocumentJob>> JobStore::Start(JobInput input, bool listed) {
@@ -108,9 +110,10 @@ Result<std::shared_ptr<DocumentJob>> JobStore::Start(JobInput input, bool listed
   if (result_lease)
     spec.result_lease.emplace(std::move(*result_lease));
   std::shared_ptr<DocumentJob> job;
+  const std::size_t others = Others();
   {
     MutexLock lock(&mu_);
-    OCR_RETURN_IF_ERROR(AdmitLocked());
+    OCR_RETURN_IF_ERROR(AdmitLocked(others));
     std::string id = NewJobId();
     job = std::make_shared<DocumentJob>(
         id, std::move(spec), DocumentJob::Clock::now() + limits_.timeout, workers_, window_);

@@ -13,6 +13,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -33,8 +34,11 @@ struct JobLimits {
 
 class JobStore final : public JobBackend {
  public:
-  // At most `window` pages of a job run at once, on `workers`.
-  JobStore(JobLimits limits, PageWorkers workers, int window);
+  // At most `window` pages of a job run at once, on `workers`. `others` (may be empty) counts the
+  // documents in progress in another store of this server, which max_jobs bounds together with
+  // this one's.
+  JobStore(JobLimits limits, PageWorkers workers, int window,
+           std::function<std::size_t()> others = {});
   ~JobStore() override;  // cancels what still runs
   JobStore(const JobStore&) = delete;
   JobStore& operator=(const JobStore&) = delete;
@@ -82,16 +86,28 @@ class JobStore final : public JobBackend {
   // The listed job `id`, or kNotFound when unknown, expired or forgotten.
   Result<std::shared_ptr<DocumentJob>> Lookup(std::string_view id) const EXCLUDES(mu_);
   std::size_t UnfinishedLocked() const REQUIRES(mu_);
-  Status AdmitLocked() const REQUIRES(mu_);
+  // `others`: others_() read before the lock (it takes the other store's).
+  Status AdmitLocked(std::size_t others) const REQUIRES(mu_);
+
+  std::size_t Others() const { return others_ ? others_() : 0; }
 
   const JobLimits limits_;
   const PageWorkers workers_;
   const int window_;
+  const std::function<std::size_t()> others_;
 
   mutable Mutex mu_;  // guards the members below
   std::map<std::string, Entry, std::less<>> jobs_ GUARDED_BY(mu_);
   bool admitting_ GUARDED_BY(mu_) = true;
 };
+
+// Whether a store of this process admits a document: kUnavailable while draining (not
+// `admitting`), kResourceExhausted when `unfinished` documents (jobs and streams) are at
+// `max_jobs` (--max-jobs).
+Status Admission(bool admitting, std::size_t unfinished, std::size_t max_jobs);
+
+// The job as the job routes report it.
+JobInfo InfoOf(const DocumentJob& job);
 
 // 32 lower-case hex digits from the kernel's random source (getrandom).
 std::string NewJobId();

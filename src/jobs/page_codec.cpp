@@ -198,4 +198,23 @@ Result<document::DocumentPage> DecodePage(std::string_view text) {
   }
 }
 
+Result<std::shared_ptr<document::DocumentResult>> DecodeDocument(
+    int page_count, int pages_total, const std::map<std::size_t, std::string>& stored,
+    std::string_view where) {
+  auto result = std::make_shared<document::DocumentResult>();
+  result->page_count = page_count;
+  result->pages.resize(static_cast<std::size_t>(pages_total));
+  if (stored.size() != result->pages.size()) {
+    return Status(StatusCode::kUnavailable, "the job's pages are gone from " + std::string(where) +
+                                                " (" + std::to_string(stored.size()) + " of " +
+                                                std::to_string(result->pages.size()) + " left)");
+  }
+  for (const auto& [index, text] : stored) {
+    if (index >= result->pages.size())
+      return Status(StatusCode::kInternal, "a stored page index is out of range");
+    OCR_ASSIGN_OR_RETURN(result->pages[index], DecodePage(text));
+  }
+  return result;
+}
+
 }  // namespace ocr::jobs

@@ -5,6 +5,9 @@
 // Thread-safety: pure functions.
 #pragma once
 
+#include <cstddef>
+#include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -23,5 +26,12 @@ std::string EncodePage(const document::DocumentPage& page);
 // Errors: kInternal when `text` is not what EncodePage writes (the store holds something else
 // under the key), including blocks that name lines the page does not have.
 Result<document::DocumentPage> DecodePage(std::string_view text);
+
+// A finished job's document from its stored pages (`stored`: page index -> EncodePage's form) in
+// `where` (the store, for messages). Errors: kUnavailable when pages are missing (the store lost
+// them), kInternal when one does not decode or its index is past `pages_total`.
+Result<std::shared_ptr<document::DocumentResult>> DecodeDocument(
+    int page_count, int pages_total, const std::map<std::size_t, std::string>& stored,
+    std::string_view where);
 
 }  // namespace ocr::jobs

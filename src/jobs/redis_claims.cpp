@@ -322,13 +322,7 @@ Result<std::shared_ptr<RedisJobs::OpenDocument>> RedisJobs::OpenJob(const std::s
   }
   auto document = std::make_shared<OpenDocument>();
   OCR_ASSIGN_OR_RETURN(document->spec, DecodeJobSpec(spec_json));
-  const auto model = std::find(model_names_.begin(), model_names_.end(), document->spec.model);
-  if (!document->spec.model.empty() && model == model_names_.end()) {
-    return Status(StatusCode::kNotFound,
-                  "the model set '" + document->spec.model + "' is not loaded on every replica");
-  }
-  document->pipeline =
-      document->spec.model.empty() ? 0 : static_cast<std::size_t>(model - model_names_.begin());
+  OCR_ASSIGN_OR_RETURN(document->pipeline, ModelIndex(document->spec, model_names_));
   OCR_ASSIGN_OR_RETURN(RedisReply upload, pool_.Command({"GET", JobKey(id) + ":upload"}));
   if (upload.nil())
     return Status(StatusCode::kCancelled, "the job's upload is gone (the job expired)");

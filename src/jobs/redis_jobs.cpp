@@ -141,8 +141,11 @@ RedisJobs::~RedisJobs() {
 }
 
 JobStoreFacts RedisJobs::Facts() const {
-  return {true, config_.endpoint.Redacted(), std::chrono::duration<double>(config_.lease).count(),
-          config_.max_result_bytes};
+  return {true,
+          config_.endpoint.Redacted(),
+          std::chrono::duration<double>(config_.lease).count(),
+          config_.max_result_bytes,
+          {}};
 }
 
 Status RedisJobs::Health() const {
@@ -275,22 +278,11 @@ Result<JobOutcome> RedisJobs::Outcome(std::string_view id) {
   Result<RedisReply> reply = pool_.Command({"HGETALL", JobKey(id) + ":pages"});
   if (!reply.ok())
     return Explained(reply.status());
-  const auto fields = FieldsOf(*reply);
-  auto result = std::make_shared<document::DocumentResult>();
-  result->page_count = snap.page_count;
-  result->pages.resize(static_cast<std::size_t>(snap.pages_total));
-  if (fields.size() != result->pages.size()) {
-    return Status(StatusCode::kUnavailable, "the job's pages are gone from Redis (" +
-                                                std::to_string(fields.size()) + " of " +
-                                                std::to_string(result->pages.size()) + " left)");
-  }
-  for (const auto& [index, text] : fields) {
-    const auto i = static_cast<std::size_t>(ToInt(index));
-    if (i >= result->pages.size())
-      return Status(StatusCode::kInternal, "a stored page index is out of range");
-    OCR_ASSIGN_OR_RETURN(result->pages[i], DecodePage(text));
-  }
-  outcome.document = std::move(result);
+  std::map<std::size_t, std::string> stored;
+  for (auto& [index, text] : FieldsOf(*reply))
+    stored.emplace(static_cast<std::size_t>(ToInt(index)), std::move(text));
+  OCR_ASSIGN_OR_RETURN(outcome.document,
+                       DecodeDocument(snap.page_count, snap.pages_total, stored, "Redis"));
   return outcome;
 }
 

@@ -101,7 +101,8 @@ def live_paths(binary, paths):
     log_path = log_file.name
     with open(log_path, "w") as err:
         p = subprocess.Popen([binary, "serve", "--host", "127.0.0.1", "--port", "0",
-                              "--threads", "1"], stdout=subprocess.DEVNULL, stderr=err,
+                              "--threads", "1", "--jobs", "memory"], stdout=subprocess.DEVNULL,
+                             stderr=err,
                              start_new_session=True)
     try:
         deadline = time.monotonic() + 60

@@ -158,7 +158,8 @@ def start_server(binary, tmp, name, procs):
     err_path = os.path.join(tmp, f"{name}.log")
     err = open(err_path, "w")
     p = subprocess.Popen([binary, "serve", "--host", "127.0.0.1", "--port", "0",
-                          "--threads", "1", "--log-format", "text"],
+                          "--threads", "1", "--log-format", "text",
+                          "--data-dir", os.path.join(tmp, f"{name}-data")],
                          stdout=subprocess.DEVNULL, stderr=err, start_new_session=True)
     procs.append(p)
     return p, err_path

@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <filesystem>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -118,6 +119,10 @@ class ServerProcess {
     }
     if (reader_.joinable())
       reader_.join();
+    if (!data_dir_.empty()) {
+      std::error_code ignored;
+      std::filesystem::remove_all(data_dir_, ignored);
+    }
   }
 
   // Starts the server and waits (up to 60 s) for "listening on HOST:PORT".
@@ -129,6 +134,18 @@ class ServerProcess {
         OCR_ONNXOCR_BINARY, "serve", "--host",   "127.0.0.1",
         "--port",           "0",     "--models", "ppocrv4=" + testing::DefaultModelDir().string()};
     args.insert(args.end(), extra_args.begin(), extra_args.end());
+    // Its own job folder (one server per --data-dir), unless the test chose where jobs live.
+    const bool chosen = std::ranges::any_of(extra_args, [](const std::string& a) {
+      return a == "--data-dir" || a == "--jobs" || a == "--redis";
+    });
+    if (!chosen) {
+      char pattern[] = "/tmp/onnxocr-server-data-XXXXXX";
+      if (data_dir_.empty() && mkdtemp(pattern) != nullptr)
+        data_dir_ = pattern;
+      if (data_dir_.empty())
+        return ::testing::AssertionFailure() << "mkdtemp failed";
+      args.insert(args.end(), {"--data-dir", data_dir_});
+    }
     const pid_t parent = getpid();
     pid_ = fork();
     if (pid_ == 0) {
@@ -243,6 +260,7 @@ class ServerProcess {
 
   pid_t pid_ = -1;
   int fd_ = -1;
+  std::string data_dir_;  // the job folder this object made (kept across restarts)
   unsigned short port_ = 0;
   std::thread reader_;
   std::mutex mu_;

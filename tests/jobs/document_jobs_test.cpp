@@ -18,6 +18,7 @@
 #include "common/text.h"
 #include "image/test_images.h"
 #include "jobs/job_store.h"
+#include "jobs/job_test_fixture.h"
 #include "jobs/redis_jobs.h"
 #include "sched/memory_budget.h"
 #include "sched/scheduler.h"
@@ -31,77 +32,6 @@ namespace {
 
 using ::testing::HasSubstr;
 using namespace std::chrono_literals;
-
-// The text of a page's lines, spaces removed (the recognizer's spacing is not under test).
-std::string TextOf(const document::DocumentPage& page) {
-  std::string text;
-  for (const pipeline::TextLine& line : page.lines)
-    text += line.text;
-  std::erase(text, ' ');
-  return text;
-}
-
-// Waits up to 60 s for `done`.
-template <typename Done>
-bool WaitFor(Done done) {
-  const auto give_up = std::chrono::steady_clock::now() + 60s;
-  while (!done()) {
-    if (std::chrono::steady_clock::now() > give_up)
-      return false;
-    std::this_thread::sleep_for(10ms);
-  }
-  return true;
-}
-
-class DocumentJobsTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    tiff_ = image::testing::RenderTextTiff({"Alpha 101", "Bravo 202", "Charlie 303"});
-    if (tiff_.empty())
-      GTEST_SKIP() << "pango-view not installed (scripts/bootstrap installs pango1.0-tools)";
-    // As the server does before it serves: OpenCV runs its loops on the calling worker (no TBB
-    // pool, whose hand-offs ThreadSanitizer cannot see inside the uninstrumented libraries), and
-    // the models' first runs (and OpenCV's lazily made singletons) happen on one thread, before
-    // the workers share the pipeline.
-    cv::setNumThreads(0);
-    ASSERT_OK(testing::DefaultPipeline().WarmUp());
-    auto scheduler = sched::Scheduler::Start({sched::WorkerGroupPlan{0, {-1, -1}}},
-                                             sched::SchedulerConfig{8, /*pin_threads=*/false});
-    ASSERT_OK(scheduler);
-    scheduler_ = std::move(scheduler).value();
-  }
-
-  void TearDown() override {
-    if (scheduler_)
-      scheduler_->Stop();
-  }
-
-  PageWorkers Workers(sched::MemoryBudget* budget = nullptr,
-                      std::function<void(const document::DocumentPage&)> page_read = {}) {
-    return {scheduler_.get(), {{&testing::DefaultPipeline()}}, std::move(page_read), budget};
-  }
-
-  // The TIFF opened as a route opens it.
-  JobInput Input(document::DocumentOptions options = {}) { return InputOf(tiff_, options); }
-
-  // `bytes` opened as a route opens them.
-  static JobInput InputOf(const std::vector<std::uint8_t>& bytes,
-                          document::DocumentOptions options = {}) {
-    JobInput input;
-    input.upload = std::make_unique<const std::string>(bytes.begin(), bytes.end());
-    input.file = *input.upload;
-    auto reader = document::PageReader::Open(AsBytes(input.file), options);
-    EXPECT_OK(reader);
-    input.reader = std::move(reader).value();
-    input.model = "ppocrv4";
-    input.format = document::OutputFormat::kMarkdown;
-    input.options = options;
-    return input;
-  }
-
-  std::vector<std::uint8_t> tiff_;
-  std::unique_ptr<sched::Scheduler> scheduler_;
-};
 
 TEST_F(DocumentJobsTest, AJobReadsEveryPageInOrderAndLogsEachOnce) {
   sched::MemoryBudget budget(std::int64_t{2} << 30);

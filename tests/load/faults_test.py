@@ -81,7 +81,8 @@ def startup_failures(binary, models, tmp):
         d = copy_set(models, os.path.join(tmp, f"broken{i}"), **change)
         start = time.monotonic()
         p = subprocess.run([binary, "serve", "--host", "127.0.0.1", "--port", "0",
-                            "--models", f"ppocrv4={d}"], capture_output=True, text=True,
+                            "--jobs", "memory", "--models", f"ppocrv4={d}"],
+                           capture_output=True, text=True,
                            timeout=60)
         seconds = time.monotonic() - start
         message = (p.stderr.strip().splitlines() or [""])[-1]

@@ -4,18 +4,30 @@
 // `node FILE` from ctest.
 
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 const kLogLimit = 64 * 1024; // the stderr kept: its last 64 KiB
 const kStopGraceMs = 15_000; // SIGTERM, then SIGKILL after this long
 
-// Spawns `binary args...` (args should include `serve --host 127.0.0.1 --port 0`) and resolves,
+// Spawns `binary args...` (args should include `serve --host 127.0.0.1 --port 0`, and get a fresh
+// --data-dir unless they name where jobs live) and resolves,
 // once stderr says "listening on HOST:PORT", with {child, port, url, log}: url is
 // http://127.0.0.1:PORT and log() the stderr so far (its last 64 KiB). stderr is read to the end,
 // so the server never blocks on it. Rejects, with the end of stderr in the message, if the server
 // exits or fails to spawn first, or does not listen within timeoutMs; the process is killed then.
 export function startServer(binary, args, { timeoutMs = 60_000 } = {}) {
+  // Its own job folder (one server per --data-dir), removed when it exits, unless the test chose
+  // where jobs live.
+  let dataDir = null;
+  if (args[0] === 'serve' && !args.some((a) => ['--data-dir', '--jobs', '--redis'].includes(a))) {
+    dataDir = mkdtempSync(join(tmpdir(), 'onnxocr-server-data-'));
+    args = [...args, '--data-dir', dataDir];
+  }
   return new Promise((resolve, reject) => {
     const child = spawn(binary, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    if (dataDir) child.on('exit', () => rmSync(dataDir, { recursive: true, force: true }));
     let log = '';
     let done = false;
     const finish = (err, port) => {
