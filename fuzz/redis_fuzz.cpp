@@ -1,8 +1,9 @@
 // Fuzz target for the hand-written decoders of the shared job store (jobs/): ParseRedisUrl (the
 // --redis URL) either fails with kInvalidArgument without echoing a password, or gives an endpoint
 // whose URL parses back to the same endpoint and whose Redacted() form never shows the password;
-// DecodePage (a page as stored in Redis) and DecodeJobSpec (a job's spec) either fail with
-// kInternal or give a value that encodes and decodes back to the same encoding.
+// DecodePage (a page as stored in Redis or the durable store's database) and DecodeJobSpec (a
+// job's spec, in either) either fail with kInternal or give a value that encodes and decodes back
+// to the same encoding.
 #include <cstddef>
 #include <cstdint>
 #include <string>

@@ -80,16 +80,23 @@ class SqliteJobs::Journal final : public JobJournal {
       Check(database_->SaveLog(id_, first, events, job));
   }
 
+  // Whether every write reached the database (a full disk, say, stopped none).
+  bool complete() const { return complete_.load(); }
+
  private:
-  // The job goes on in memory; what was not stored is read again after a restart.
-  void Check(const Status& status) const {
-    if (!status.ok())
-      spdlog::error("job {}: {}", id_, status.message());
+  // The job goes on in memory, which answers for it while the database lacks something; after a
+  // restart, what was not stored is read again.
+  void Check(const Status& status) {
+    if (status.ok())
+      return;
+    complete_.store(false);
+    spdlog::error("job {}: {}", id_, status.message());
   }
 
   const std::string id_;
   const std::shared_ptr<JobDatabase> database_;
   const std::shared_ptr<std::atomic<bool>> quiet_;
+  std::atomic<bool> complete_{true};
 };
 
 // A finished job as the database holds it: its whole log and pages; nothing is added.
@@ -499,12 +506,16 @@ void SqliteJobs::Sweep() {
   {
     MutexLock lock(&mu_);
     for (auto it = live_.begin(); it != live_.end();) {
-      if (it->second->finished_at()) {  // the database has it whole now
+      const DocumentJob& job = *it->second;
+      const auto finished = job.finished_at();
+      // Once the database has it whole, it answers for it; else memory does until the ttl.
+      if (finished && (static_cast<const Journal&>(*job.spec().journal).complete() ||
+                       now - *finished > limits_.ttl)) {
         dropped.push_back(std::move(it->second));
         it = live_.erase(it);
         continue;
       }
-      if (now > it->second->deadline())
+      if (!finished && now > job.deadline())
         late.push_back(it->second);
       ++it;
     }

@@ -6,14 +6,17 @@ The input is the 40-page scanned PDF of redis_jobs_test.py (four short text page
 pango-view + ghostscript, cycled). The reference is the same job on a second server that nobody
 interrupts: its JSON result, processing_time left out, byte for byte.
 
- 1. kill -9 (/info names the disk store and its folder first): the server gets SIGKILL at random points of the job, 5 times, each once a few more
-    pages were read and the pages the last kill stopped were stored; after each kill the job folder's `reading` table (the pages being read when
-    it died) shows no page started twice, and after each restart GET /jobs/{id} answers 200 with
-    the job queued or running (or succeeded), never failed or forgotten.
+ 1. kill -9 (/info names the disk store and its folder first): the server gets SIGKILL at random
+    points of the job, 5 times, each once a few more pages were read and the pages the last kill
+    stopped were stored; after each kill the job folder's `reading` table (the pages being read
+    when it died) shows no page started twice, and after each restart GET /jobs/{id} answers 200
+    with the job queued or running (or succeeded), never failed or forgotten.
  2. SIGTERM: with --drain-timeout 1, the drain stops the job; after the restart it goes on.
  3. The job succeeds; its result equals the reference byte for byte; its event stream has one
     `page` event per page, in order, with the reference texts, then `done`.
  4. One more restart: the finished job's result and events are served from the folder, equal.
+ 5. `onnxocr jobs check` reports the folder sound while the server runs; `onnxocr jobs vacuum`
+    refuses while it runs and compacts once it stopped.
 
 Exit 0 pass, 1 fail, 77 skipped (pango-view, ghostscript, the models or the binary missing).
 Bounded: 150 s (about 30 s on 2 cores). Environment: ONNXOCR_BINARY (default
@@ -24,6 +27,7 @@ import os
 import random
 import shutil
 import sqlite3
+import subprocess
 import sys
 import tempfile
 import threading
@@ -140,7 +144,22 @@ def run(tmp, binary, models):
         if round_ == "resumed":
             server.stop()
             server.restart()
+
+    # The folder from outside: check is safe while serving, vacuum waits for the server to stop.
+    def jobs_cli(*words):
+        return subprocess.run([binary, "jobs", *words, "--data-dir", server.data_dir],
+                              capture_output=True, text=True, timeout=60)
+    check = jobs_cli("check")
+    assert check.returncode == 0 and "integrity ok" in check.stdout and \
+        "succeeded: 1" in check.stdout, \
+        f"jobs check: {check.returncode} {check.stdout}{check.stderr}"
+    busy = jobs_cli("vacuum")
+    assert busy.returncode == 1 and "another onnxocr server uses the job folder" in busy.stderr, \
+        f"jobs vacuum while serving: {busy.returncode} {busy.stderr}"
     server.stop()
+    vacuum = jobs_cli("vacuum")
+    assert vacuum.returncode == 0, f"jobs vacuum: {vacuum.returncode} {vacuum.stderr}"
+    log(f"onnxocr jobs check: {' / '.join(check.stdout.strip().splitlines())}")
 
 
 def main():

@@ -2,8 +2,8 @@
 // SQLite database in a temporary folder: a finished job is served by the next store over the
 // folder, a job stopped halfway resumes from its first unread page and reads the same pages as an
 // uninterrupted run, a page being read at two deaths fails its job, and the folder's lock, a
-// damaged database, the spool limit, DELETE and expiry. Killing the real server binary:
-// tests/deploy/durable_jobs_test.py.
+// damaged database, the spool limit, a full disk, DELETE and expiry. Killing the real server
+// binary: tests/deploy/durable_jobs_test.py.
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -257,6 +257,34 @@ TEST_F(DurableJobsTest, TheSpoolLimitRefusesUploadsAndExpiryFreesThem) {
   EXPECT_FALSE(fs::exists(dir_ / "spool" / *first));
   EXPECT_EQ(store->spool_bytes(), 0);
   EXPECT_OK(store->Create(Input()));
+}
+
+// A full disk refuses the upload as a retryable 503 and leaves nothing behind: the spool's
+// temporary file is /dev/full here, whose every write fails with ENOSPC.
+TEST(SpoolTest, AFullDiskRefusesTheUploadAndLeavesNothing) {
+  if (!fs::exists("/dev/full"))
+    GTEST_SKIP() << "no /dev/full";
+  char pattern[] = "/tmp/onnxocr-spool-XXXXXX";
+  ASSERT_NE(::mkdtemp(pattern), nullptr);
+  const fs::path dir = pattern;
+  auto spool = Spool::Open(dir);
+  ASSERT_OK(spool);
+  const std::string id(32, 'a');
+  fs::create_symlink("/dev/full", dir / (id + ".part"));
+  const Status written = spool->Write(id, std::string(1 << 16, 'x'));
+  EXPECT_EQ(written.code(), StatusCode::kResourceExhausted);
+  EXPECT_THAT(written.message(), HasSubstr("the disk under --data-dir is full"));
+  EXPECT_FALSE(fs::exists(dir / id));
+  EXPECT_FALSE(fs::is_symlink(dir / (id + ".part")));
+  EXPECT_TRUE(spool->Ids().empty());
+  // An upload that fits is whole once it has its name, and maps back byte for byte.
+  ASSERT_OK(spool->Write(id, "%PDF-1.4 whole"));
+  auto mapped = spool->Map(id);
+  ASSERT_OK(mapped);
+  EXPECT_EQ((*mapped)->bytes(), "%PDF-1.4 whole");
+  EXPECT_EQ(spool->Ids(), std::vector<std::string>{id});
+  std::error_code ignored;
+  fs::remove_all(dir, ignored);
 }
 
 }  // namespace
