@@ -13,7 +13,13 @@ the posts (the models), the pages read meanwhile, and the spool's size. Every jo
 refuses most of the jobs on a budget (or, without one, holds them all in RSS); the disk store
 accepts them all while RSS stays within the budget plus the models.
 
-    bench/load/spooled_jobs.py --jpegs-from /tmp/m/scan10.pdf [--jobs 100] [--pages 150]
+    bench/load/spooled_jobs.py --jpegs-from SCAN.pdf [--jobs 100] [--pages 150]
+
+With --cost-rounds N (and --jobs 0 to skip the above), what the disk store costs one job, on an
+idle server of each store, alternated N times: a --cost-pages (10) page PDF as one job, wall time
+from the POST to `succeeded` (polled every 50 ms), and the answer time of `POST /jobs` with the
+--pages-page PDF (the upload written and synced to the spool; the job is then deleted); medians
+and their ratios.
 
 --jpegs-from: a scanned PDF whose JPEGs (pdfimages -j, poppler-utils) become the pages. Numbers
 for BENCHMARKS.md ("Jobs on disk"). Exit 0 when the disk store accepted every job with RSS within
@@ -130,6 +136,51 @@ def run_store(opts, store, pdf, tmp):
         server.stop()
 
 
+def job_walls_s(opts, store, small_pdf, big_pdf, tmp, name):
+    """(seconds from POST to succeeded for small_pdf, seconds POST /jobs of big_pdf answers)."""
+    args = ["--threads", str(opts.threads)] + (["--jobs", "memory"] if store == "memory" else [])
+    with L.Server(opts.binary, args, log_dir=tmp, name=name) as server:
+        c = L.Client(server.url, 600)
+        body, ctype = L.multipart_body(small_pdf, {}, filename="scan.pdf")
+        t = time.monotonic()
+        job = c.request("POST", "/jobs", body, {"Content-Type": ctype}).json()["id"]
+        while c.request("GET", f"/jobs/{job}").json().get("status") not in (
+                "succeeded", "failed", "cancelled"):
+            time.sleep(0.05)
+        wall = time.monotonic() - t
+        assert c.request("GET", f"/jobs/{job}").json()["status"] == "succeeded"
+        body, ctype = L.multipart_body(big_pdf, {}, filename="scan.pdf")
+        a = c.request("POST", "/jobs", body, {"Content-Type": ctype})
+        assert a.status == 202, f"POST /jobs of the large PDF: {a.status} {a.body[:200]!r}"
+        c.request("DELETE", f"/jobs/{a.json()['id']}")
+        c.close()
+        return wall, a.seconds
+
+
+def store_cost(opts, jpegs, big_pdf, tmp):
+    small_pdf = D.scanned_pdf(jpegs, opts.cost_pages, dpi=100)
+    walls = {"disk": [], "memory": []}
+    posts = {"disk": [], "memory": []}
+    for r in range(opts.cost_rounds):
+        for store in ("disk", "memory") if r % 2 == 0 else ("memory", "disk"):
+            # A name per server: a log file is read for the port it listens on.
+            wall, post = job_walls_s(opts, store, small_pdf, big_pdf, tmp, f"cost-{store}-{r}")
+            walls[store].append(round(wall, 2))
+            posts[store].append(round(post * 1000))
+            log(f"cost round {r + 1}: {store} job {wall:.2f} s, POST /jobs {post * 1000:.0f} ms")
+
+    def median(v):
+        return sorted(v)[len(v) // 2]
+
+    out = {"job_pages": opts.cost_pages, "job_wall_s": walls,
+           "job_median_s": {k: median(v) for k, v in walls.items()},
+           "job_disk_over_memory": round(median(walls["disk"]) / median(walls["memory"]), 2),
+           "post_pages": opts.pages, "post_mb": round(len(big_pdf) / 2**20, 1),
+           "post_ms": posts, "post_median_ms": {k: median(v) for k, v in posts.items()}}
+    log(json.dumps(out))
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--binary", default=L.default_binary())
@@ -140,6 +191,8 @@ def main():
     ap.add_argument("--budget-mb", type=int, default=1024)
     ap.add_argument("--work-s", type=float, default=60)
     ap.add_argument("--stores", default="disk,memory")
+    ap.add_argument("--cost-rounds", type=int, default=0)
+    ap.add_argument("--cost-pages", type=int, default=10)
     ap.add_argument("--out", help="write the results as JSON here")
     opts = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="onnxocr-spooled-")
@@ -149,11 +202,13 @@ def main():
         assert jpegs, f"no JPEG in {opts.jpegs_from}"
         pdf = D.scanned_pdf(jpegs, opts.pages, dpi=100)
         log(f"{opts.pages}-page PDF of {len(pdf) / 2**20:.1f} MB from {len(jpegs)} JPEGs")
-        results = [run_store(opts, s, pdf, tmp) for s in opts.stores.split(",")]
+        results = [run_store(opts, s, pdf, tmp) for s in opts.stores.split(",") if opts.jobs]
+        if opts.cost_rounds:
+            results.append(store_cost(opts, jpegs, pdf, tmp))
         if opts.out:
             with open(opts.out, "w") as f:
                 json.dump(results, f, indent=1)
-        disk = [r for r in results if r["store"] == "disk"]
+        disk = [r for r in results if r.get("store") == "disk"]
         ok = all(r["answers"].get("202", 0) == opts.jobs and
                  r["peak_rss_mb"] <= r["budget_mb"] + r["rss_before_posts_mb"] + 64 and
                  r["spool_left_after_delete_bytes"] == 0 for r in disk)
