@@ -105,7 +105,9 @@ const kStrings = {
     source: 'Source',
     preview: 'Preview',
     htmlPreview: 'HTML preview',
-    footer: 'Files are processed in memory by this server and are not stored.',
+    footer:
+      'Images are read in memory and not stored. Documents read page by page are kept on this ' +
+      'server until their result expires, then deleted.',
   },
   zh: {
     langToggle: 'English',
@@ -206,7 +208,7 @@ const kStrings = {
     source: '源码',
     preview: '预览',
     htmlPreview: 'HTML 预览',
-    footer: '文件只在本服务器的内存中处理，不会保存。',
+    footer: '图片只在内存中识别，不会保存。逐页识别的文档保存在本服务器上，结果过期后删除。',
   },
 };
 
