@@ -3,6 +3,8 @@
 #include <filesystem>
 #include <iostream>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "cli/exit_codes.h"
 #include "jobs/job_database.h"
@@ -36,10 +38,8 @@ int Check(const std::filesystem::path& dir) {
   auto uploads = (*database)->Uploads();
   if (!uploads.ok())
     return Fail(uploads.status());
-  std::set<std::string> files;
-  std::error_code error;
-  for (const auto& entry : std::filesystem::directory_iterator(dir / "spool", error))
-    files.insert(entry.path().filename().string());
+  const std::vector<std::string> spooled = jobs::Spool::IdsIn(dir / "spool");
+  const std::set<std::string> files(spooled.begin(), spooled.end());
   int missing = 0;
   for (const auto& [id, bytes] : *uploads)
     missing += files.contains(id) ? 0 : 1;

@@ -64,7 +64,7 @@ DocumentJob::DocumentJob(std::string id, JobSpec spec, Clock::time_point deadlin
         ++pages_done_;
       }
     }
-    before.pages.clear();
+    spec_.resumed.reset();  // taken over whole
   }
 }
 

@@ -114,10 +114,10 @@ void Spool::Remove(std::string_view id) const {
   std::filesystem::remove(PathOf(id), ignored);
 }
 
-std::vector<std::string> Spool::Ids() const {
+std::vector<std::string> Spool::IdsIn(const std::filesystem::path& folder) {
   std::vector<std::string> ids;
   std::error_code error;
-  for (const auto& entry : std::filesystem::directory_iterator(folder_, error)) {
+  for (const auto& entry : std::filesystem::directory_iterator(folder, error)) {
     if (entry.path().extension() != kPartial)
       ids.push_back(entry.path().filename().string());
   }

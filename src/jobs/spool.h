@@ -50,8 +50,13 @@ class Spool {
   Result<std::shared_ptr<const MappedUpload>> Map(std::string_view id) const;
   // Removes job `id`'s upload (gone already is fine).
   void Remove(std::string_view id) const;
+
   // The ids of the uploads in the folder.
-  std::vector<std::string> Ids() const;
+  std::vector<std::string> Ids() const { return IdsIn(folder_); }
+
+  // The ids of the whole uploads in `folder`, read without opening it as a spool (which removes
+  // half-written files): safe beside the server that owns it.
+  static std::vector<std::string> IdsIn(const std::filesystem::path& folder);
 
   const std::filesystem::path& folder() const { return folder_; }
 
