@@ -23,6 +23,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 
+from adjacency import cells_from_node  # noqa: E402
 from teds import Node, parse_tables  # noqa: E402
 
 SKIP = 77
@@ -56,19 +57,12 @@ class Grid:
 
 def grid_from_node(table: Node) -> Grid:
     """Rows are the <tr>s of every section, in order; columns honour colspan and rowspan."""
-    rows = [tr for section in table.children for tr in section.children if tr.tag == "tr"]
-    taken: dict[tuple[int, int], str] = {}
-    for r, tr in enumerate(rows):
-        c = 0
-        for td in tr.children:
-            while (r, c) in taken:
-                c += 1
-            for dr in range(td.rowspan):
-                for dc in range(td.colspan):
-                    taken[(r + dr, c + dc)] = td.text
-            c += td.colspan
+    taken = {(r, c): cell.text for cell in cells_from_node(table)
+             for r in range(cell.row, cell.row_end + 1)
+             for c in range(cell.col, cell.col_end + 1)}
+    rows = max((r + 1 for r, _ in taken), default=0)
     cells = []
-    for r in range(len(rows)):
+    for r in range(rows):
         width = max((c + 1 for (rr, c) in taken if rr == r), default=0)
         cells.append([taken.get((r, c), "") for c in range(width)])
     return Grid(cells)
