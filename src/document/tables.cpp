@@ -62,6 +62,28 @@ bool WithinBand(const Ruling& r, std::span<const Band> bands, float slack) {
   });
 }
 
+// Whether vertical ruling `r` runs through the text of at least half of the text `rows` it
+// passes (through a line's inside, over most of its height): then it is the stems of letters
+// that line up from row to row (light letters on a dark column read as rules), not a border. A
+// border runs beside the text of its cells; a detector's box that joins two cells across it
+// crosses it in one row, not in most.
+bool ThroughText(const Ruling& r, const std::vector<std::vector<LineGeom>>& rows, float h) {
+  int passed = 0;
+  int crossed = 0;
+  for (const std::vector<LineGeom>& row : rows) {
+    const LineGeom& first = row.front();
+    if (std::min(r.y1, first.Bottom()) - std::max(r.y0, first.Top()) < 0.5F * first.height) {
+      continue;
+    }
+    ++passed;
+    crossed += std::any_of(row.begin(), row.end(), [&](const LineGeom& g) {
+      const float inset = std::min(0.5F * h, (g.right - g.left) / 4);
+      return r.x0 > g.left + inset && r.x0 < g.right - inset;
+    });
+  }
+  return crossed > 0 && 2 * crossed >= passed;
+}
+
 }  // namespace
 
 std::vector<Table> FindTables(std::span<const LineGeom> lines, std::span<const std::string> texts,
@@ -81,10 +103,12 @@ std::vector<Table> FindTables(std::span<const LineGeom> lines, std::span<const s
   std::vector<Ruling> horizontal;
   std::vector<Ruling> vertical;
   std::vector<Ruling> kept;
+  const std::vector<std::vector<LineGeom>> text_rows =
+      GroupRows(std::vector<LineGeom>(lines.begin(), lines.end()));
   for (Ruling r : rulings) {
     if (!r.Horizontal()) {
-      if (WithinBand(r, bands, touch)) {
-        continue;  // between the light letters of a dark header row, not a rule
+      if (WithinBand(r, bands, touch) || ThroughText(r, text_rows, h)) {
+        continue;  // between or through the letters of a line, not a rule
       }
       // A rule that stops at a dark band runs on under it: a dark header row over a grid.
       for (const Band& b : bands) {

@@ -319,6 +319,63 @@ TEST(TablesTest, RulesUnderEveryRowKeepAWrappedCellInItsRow) {
   EXPECT_EQ(table->table.cells[4].rows, (TextRows{{4}, {16}}));
 }
 
+// A framed statistical table ruled only around its blocks (a census table: a rule under the
+// header, one between two groups of rows): each row of numbers is a row, not the block.
+TEST(TablesTest, RulesAroundBlocksOfNumbersKeepEachRow) {
+  std::vector<TextLine> lines = {Line("Category", 50, 100, 150, 120),
+                                 Line("Number", 320, 100, 400, 120),
+                                 Line("Percent", 500, 100, 580, 120)};
+  const std::vector<std::string> labels = {"All ages",   "With a disability", "Severe",
+                                           "Aged 15 up", "With a disability", "Severe"};
+  std::vector<float> tops;
+  for (int r = 0; r < 6; ++r) {
+    const float y = 140.0F + 26.0F * static_cast<float>(r) + (r >= 3 ? 20.0F : 0.0F);
+    tops.push_back(y);
+    const std::string n = std::to_string(r);
+    lines.push_back(Line(labels[static_cast<std::size_t>(r)], 50, y, 200, y + 20));
+    lines.push_back(Line("5" + n + ",425", 330, y, 400, y + 20));
+    lines.push_back(Line("1" + n + ".7", 530, y, 580, y + 20));
+  }
+  cv::Mat page = WhitePage(700, 400);
+  for (int y : {90, 130, 225, 325}) {  // top, under the header, between the blocks, bottom
+    cv::line(page, {40, y}, {620, y}, cv::Scalar(60, 60, 60), 1);
+  }
+  for (int x : {40, 620}) {
+    cv::line(page, {x, 90}, {x, 325}, cv::Scalar(60, 60, 60), 1);
+  }
+  DrawText(page, lines);
+  const std::vector<Block> blocks = Layout(lines, page);
+  const Block* table = OnlyTable(blocks);
+  ASSERT_NE(table, nullptr);
+  EXPECT_EQ(table->table.row_count, 7);
+  EXPECT_EQ(table->table.col_count, 3);
+  EXPECT_THAT(FormatHtml(lines, blocks),
+              ::testing::HasSubstr("<tr><td>With a disability</td><td>51,425</td>"
+                                   "<td>11.7</td></tr>\n<tr><td>Severe</td>"));
+}
+
+// Light letters on a dark column read as vertical rules through the text (their stems line up
+// from row to row): they are no borders, and the column stays one.
+TEST(TablesTest, LetterStemsThroughTheTextAreNoColumnRules) {
+  std::vector<TextLine> lines = SpacedTable(100, 40, 5);
+  cv::Mat page = WhitePage(800, 400);
+  for (int y : {90, 130, 170, 210, 250, 290}) {
+    cv::line(page, {40, y}, {720, y}, cv::Scalar(60, 60, 60), 1);
+  }
+  for (int x : {40, 250, 420, 600, 720}) {
+    cv::line(page, {x, 90}, {x, 290}, cv::Scalar(60, 60, 60), 1);
+  }
+  DrawText(page, lines);
+  for (int x : {80, 110}) {  // through "Item 1" to "Item 4", as stems that line up would
+    cv::line(page, {x, 138}, {x, 282}, cv::Scalar(60, 60, 60), 1);
+  }
+  const std::vector<Block> blocks = Layout(lines, page);
+  const Block* table = OnlyTable(blocks);
+  ASSERT_NE(table, nullptr);
+  EXPECT_EQ(table->table.row_count, 5);
+  EXPECT_EQ(table->table.col_count, 4);
+}
+
 // Rows more than a line apart (wide padding, or the tight boxes of a PDF's text layer) are one
 // table when they line up cell for cell.
 TEST(TablesTest, LooselySetRowsThatLineUpAreOneTable) {

@@ -31,6 +31,49 @@ std::vector<float> WithEdges(std::vector<float> bounds, float low, float high, f
   return bounds;
 }
 
+// Whether rows `a` and `b` each hold a number in the same column of `xs`.
+bool NumbersInOneColumn(const std::vector<LineGeom>& a, const std::vector<LineGeom>& b,
+                        const std::vector<float>& xs, std::span<const std::string> texts) {
+  return std::any_of(a.begin(), a.end(), [&](const LineGeom& upper) {
+    return IsNumeric(texts[upper.index]) &&
+           std::any_of(b.begin(), b.end(), [&](const LineGeom& lower) {
+             return IsNumeric(texts[lower.index]) &&
+                    IntervalOf(xs, upper.CenterX()) == IntervalOf(xs, lower.CenterX());
+           });
+  });
+}
+
+// Adds the unruled gaps between a ruled axis's text rows as row boundaries where a number sits
+// on both sides of the gap in one column: a column of values holds one value per row, so the
+// rulings mark groups of rows there (a rule under the header, rules between the blocks of a
+// statistical table, a cmidrule under a group heading), not each row. Other lines between two
+// rulings stay in one row (the wrapped lines of its cells).
+void AddNumberRows(Grid& grid, const std::vector<LineGeom>& lines,
+                   std::span<const std::string> texts, float touch, float h) {
+  const std::vector<std::vector<LineGeom>> rows = MergedTextRows(lines, grid.xs, h);
+  std::vector<float> added;
+  for (std::size_t i = 0; i + 1 < rows.size(); ++i) {
+    const float from = RowBottom(rows[i]) - touch;
+    const float to = RowTop(rows[i + 1]) + touch;
+    const auto it = std::lower_bound(grid.ys.begin(), grid.ys.end(), from);
+    if ((it == grid.ys.end() || *it > to) &&
+        NumbersInOneColumn(rows[i], rows[i + 1], grid.xs, texts)) {
+      added.push_back((RowBottom(rows[i]) + RowTop(rows[i + 1])) / 2);
+    }
+  }
+  if (added.empty()) {
+    return;
+  }
+  std::vector<float> ys = grid.ys;
+  ys.insert(ys.end(), added.begin(), added.end());
+  std::sort(ys.begin(), ys.end());
+  for (const float y : added) {
+    grid.text_ys.push_back(
+        static_cast<std::size_t>(std::lower_bound(ys.begin(), ys.end(), y) - ys.begin()));
+  }
+  grid.ys = std::move(ys);
+}
+
 }  // namespace
 
 std::vector<RuledRegion> RuledRegions(std::span<const Ruling> rulings, float h) {
@@ -100,6 +143,8 @@ std::optional<Table> RuledTable(const RuledRegion& region, const std::vector<Lin
   }
   if (!grid.ruled_rows) {
     grid.ys = TextRowBounds(lines, grid.xs, grid.ys.front(), grid.ys.back(), h);
+  } else {
+    AddNumberRows(grid, lines, texts, touch, h);
   }
   if (grid.xs.size() < 3 || grid.ys.size() < 3) {
     return std::nullopt;

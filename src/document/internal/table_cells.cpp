@@ -99,7 +99,11 @@ void MergeOpenBorders(const Grid& grid, const std::vector<Placed>& placed,
     return;
   }
   for (int r = 0; r + 1 < rows; ++r) {
-    const float y = grid.ys[static_cast<std::size_t>(r) + 1];
+    const auto boundary = static_cast<std::size_t>(r) + 1;
+    if (std::find(grid.text_ys.begin(), grid.text_ys.end(), boundary) != grid.text_ys.end()) {
+      continue;  // text rows inside a ruled band: separate rows, never one cell
+    }
+    const float y = grid.ys[boundary];
     for (int c = 0; c < cols; ++c) {
       const auto ci = static_cast<std::size_t>(c);
       if (!Ruled(horizontal, true, y, grid.xs[ci], grid.xs[ci + 1], touch)) {

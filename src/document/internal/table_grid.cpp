@@ -29,7 +29,36 @@ constexpr float kWrapAlign = 0.5F;
 // between rows, or than kWrapGap.
 constexpr float kWrapGapOfRowGap = 0.6F;
 
+// A numeric cell: at least this fraction of its non-space characters are digits.
+constexpr float kNumericDigits = 0.5F;
+
 }  // namespace
+
+bool IsNumeric(std::string_view text) {
+  std::size_t digits = 0;
+  std::size_t other = 0;
+  bool dash = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    // U+2013, U+2014 (E2 80 93/94) and U+2212 (E2 88 92): dashes and the minus sign.
+    const std::string_view rest = text.substr(i);
+    if (rest.starts_with("\xE2\x80\x93") || rest.starts_with("\xE2\x80\x94") ||
+        rest.starts_with("\xE2\x88\x92")) {
+      dash = true;
+      i += 2;
+    } else if (c >= '0' && c <= '9') {
+      ++digits;
+    } else if (c == '-') {
+      dash = true;
+    } else if (std::string_view("+.,%$()/:* ").find(c) == std::string_view::npos) {
+      ++other;
+    }
+  }
+  if (digits == 0) {
+    return other == 0 && dash;
+  }
+  return static_cast<float>(digits) >= kNumericDigits * static_cast<float>(digits + other);
+}
 
 float RowTop(const std::vector<LineGeom>& row) {
   float top = row.front().Top();
@@ -134,8 +163,8 @@ bool Aligned(const LineGeom& a, const LineGeom& b, float h) {
          std::abs(a.right - b.right) <= kWrapAlign * h;
 }
 
-std::vector<float> TextRowBounds(const std::vector<LineGeom>& lines, const std::vector<float>& xs,
-                                 float top, float bottom, float h) {
+std::vector<std::vector<LineGeom>> MergedTextRows(const std::vector<LineGeom>& lines,
+                                                  const std::vector<float>& xs, float h) {
   std::vector<std::vector<LineGeom>> rows = GroupRows(lines);
   const std::size_t columns = xs.size() - 1;
   const float wrap_gap = WrapGap(rows, h);
@@ -157,6 +186,12 @@ std::vector<float> TextRowBounds(const std::vector<LineGeom>& lines, const std::
     }
     merged.push_back(std::move(row));
   }
+  return merged;
+}
+
+std::vector<float> TextRowBounds(const std::vector<LineGeom>& lines, const std::vector<float>& xs,
+                                 float top, float bottom, float h) {
+  const std::vector<std::vector<LineGeom>> merged = MergedTextRows(lines, xs, h);
   std::vector<float> ys = {top};
   for (std::size_t i = 0; i + 1 < merged.size(); ++i) {
     ys.push_back((RowBottom(merged[i]) + RowTop(merged[i + 1])) / 2);

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <span>
+#include <string_view>
 #include <vector>
 
 #include "document/line_geometry.h"
@@ -40,6 +41,9 @@ struct Grid {
   std::vector<float> ys;  // row boundaries, outer edges included
   bool ruled_columns = false;
   bool ruled_rows = false;
+  // On a ruled axis, the row boundaries (indices into ys) found from the text between two
+  // rulings rather than from a ruling: no cell spans them.
+  std::vector<std::size_t> text_ys;
 };
 
 // The middle value of `values` (the upper of the two middle ones for an even count), or 0 for
@@ -70,8 +74,17 @@ std::vector<float> Gutters(const std::vector<LineGeom>& lines, float left, float
 // Whether two lines of one column are set alike: left, centre or right edges within kWrapAlign.
 bool Aligned(const LineGeom& a, const LineGeom& b, float h);
 
-// Text rows of `lines`, with rows that only continue wrapped cells (given column boundaries `xs`)
-// merged into the row above; returns the row boundaries, outer edges included.
+// Whether a cell's text is a number: at least half of its non-space characters are digits and
+// the rest signs, separators, units of money or percent, or footnote marks (`*`); or it is a lone
+// dash, how tables print an empty numeric cell. En and em dashes and the minus sign count as `-`.
+bool IsNumeric(std::string_view text);
+
+// Text rows of `lines` (top to bottom), with rows that only continue wrapped cells (given column
+// boundaries `xs`) merged into the row above.
+std::vector<std::vector<LineGeom>> MergedTextRows(const std::vector<LineGeom>& lines,
+                                                  const std::vector<float>& xs, float h);
+
+// The boundaries of MergedTextRows: the middle of each gap, outer edges included.
 std::vector<float> TextRowBounds(const std::vector<LineGeom>& lines, const std::vector<float>& xs,
                                  float top, float bottom, float h);
 

@@ -1,5 +1,5 @@
-// A table's header rows: numeric and text cells (IsNumeric, CellText) and the rules that make
-// leading rows a header (HeaderRows).
+// A table's header rows: text cells (CellText; numbers are table_grid.h's IsNumeric) and the rules
+// that make leading rows a header (HeaderRows).
 #include "document/internal/table_header.h"
 
 #include <algorithm>
@@ -9,31 +9,10 @@
 #include <string_view>
 #include <vector>
 
+#include "document/internal/table_grid.h"
+
 namespace ocr::document::internal {
 namespace {
-
-// A cell's text is numeric when at least this fraction of its non-space characters are digits
-// and the rest are signs, separators, units of money or percent.
-constexpr float kNumericDigits = 0.5F;
-
-bool IsNumeric(std::string_view text) {
-  std::size_t digits = 0;
-  std::size_t other = 0;
-  for (char c : text) {
-    if (c >= '0' && c <= '9') {
-      ++digits;
-    } else if (std::string_view("+-.,%$()/: ").find(c) != std::string_view::npos) {
-      continue;
-    } else {
-      ++other;
-    }
-  }
-  // A lone dash (or several) is how tables print an empty numeric cell.
-  if (digits == 0) {
-    return other == 0 && text.find('-') != std::string_view::npos;
-  }
-  return static_cast<float>(digits) >= kNumericDigits * static_cast<float>(digits + other);
-}
 
 std::string CellText(const TableCell& cell, std::span<const std::string> texts) {
   std::string out;
