@@ -354,6 +354,38 @@ TEST(TablesTest, RulesAroundBlocksOfNumbersKeepEachRow) {
                                    "<td>11.7</td></tr>\n<tr><td>Severe</td>"));
 }
 
+// A table set in two blocks of label and value side by side, a rule between the blocks and none
+// between a label and its value: four columns, as the text lines up.
+TEST(TablesTest, ColumnsOfTextBetweenTwoRulesAreColumns) {
+  std::vector<TextLine> lines = {Line("Age", 50, 100, 90, 120), Line("Total", 320, 100, 380, 120),
+                                 Line("Age", 410, 100, 450, 120),
+                                 Line("Total", 680, 100, 740, 120)};
+  for (int r = 0; r < 5; ++r) {
+    const float y = 140.0F + 30.0F * static_cast<float>(r);
+    const std::string n = std::to_string(r + 1);
+    lines.push_back(Line(n + " years", 50, y, 130, y + 20));
+    lines.push_back(Line("3,2" + n + "9,557", 280, y, 380, y + 20));
+    lines.push_back(Line("4" + n + " years", 410, y, 500, y + 20));
+    lines.push_back(Line("2,3" + n + "5,849", 640, y, 740, y + 20));
+  }
+  cv::Mat page = WhitePage(800, 400);
+  for (int y : {90, 130, 300}) {
+    cv::line(page, {40, y}, {760, y}, cv::Scalar(60, 60, 60), 1);
+  }
+  for (int x : {40, 400, 760}) {
+    cv::line(page, {x, 90}, {x, 300}, cv::Scalar(60, 60, 60), 1);
+  }
+  DrawText(page, lines);
+  const std::vector<Block> blocks = Layout(lines, page);
+  const Block* table = OnlyTable(blocks);
+  ASSERT_NE(table, nullptr);
+  EXPECT_EQ(table->table.row_count, 6);
+  EXPECT_EQ(table->table.col_count, 4);
+  EXPECT_THAT(FormatHtml(lines, blocks),
+              ::testing::HasSubstr("<tr><td>1 years</td><td>3,219,557</td><td>41 years</td>"
+                                   "<td>2,315,849</td></tr>"));
+}
+
 // Light letters on a dark column read as vertical rules through the text (their stems line up
 // from row to row): they are no borders, and the column stays one.
 TEST(TablesTest, LetterStemsThroughTheTextAreNoColumnRules) {

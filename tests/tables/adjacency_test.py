@@ -98,24 +98,38 @@ XML = """<?xml version="1.0" encoding="UTF-8"?>
 label</content></cell>
       <cell id="3" start-row="1" start-col="2"><content>7</content></cell>
     </region>
+    <region id="2" page="2" col-increment="3" row-increment="0">
+      <cell id="4" start-row="1" start-col="0"><content>8</content></cell>
+    </region>
+  </table>
+  <table id="2">
+    <region id="1" page="3" col-increment="0" row-increment="0">
+      <cell id="1" start-row="1" start-col="1"><content>a</content></cell>
+      <cell id="2" start-row="1" start-col="2"><content>b</content></cell>
+    </region>
   </table>
 </document>
 """
 
 
 class TruthTest(unittest.TestCase):
-    def test_the_xml_becomes_a_grid_with_empty_cells_where_none_is_annotated(self):
+    def test_the_xml_becomes_a_grid_per_page_with_empty_cells_where_none_is_annotated(self):
         with tempfile.TemporaryDirectory() as folder:
             with open(os.path.join(folder, "us-900-str.xml"), "w", encoding="utf-8") as f:
                 f.write(XML)
             open(os.path.join(folder, "us-900.pdf"), "wb").close()
-            (truth,) = load_truth(folder)
-        self.assertEqual((truth.doc, truth.page, truth.group), ("us-900", 1, "us"))
-        self.assertEqual(grid_html(truth.cells),
-                         '<table><tr><td></td><td colspan="2">Group</td></tr>'
-                         "<tr><td>Row label</td><td></td><td>7</td></tr></table>")
-        self.assertEqual(word_share(truth.cells, truth.cells), 1.0)
-        self.assertEqual(word_share(grid([["Row", "7"]]), truth.cells), 0.5)
+            blocks, counted_from_one = load_truth(folder)
+        self.assertEqual((blocks.doc, blocks.page, blocks.group), ("us-900", 1, "us"))
+        # The second region of the page is placed beside the first by its col-increment.
+        self.assertEqual(grid_html(blocks.cells),
+                         '<table><tr><td></td><td colspan="2">Group</td><td></td></tr>'
+                         "<tr><td>Row label</td><td></td><td>7</td><td>8</td></tr></table>")
+        self.assertEqual(word_share(blocks.cells, blocks.cells), 1.0)
+        self.assertEqual(word_share(grid([["Row", "7"]]), blocks.cells), 0.4)
+        # Rows and columns counted from 1 leave no empty row or column before the first cell.
+        self.assertEqual((counted_from_one.name, counted_from_one.page), ("us-900 t2 p3", 2))
+        self.assertEqual(grid_html(counted_from_one.cells),
+                         "<table><tr><td>a</td><td>b</td></tr></table>")
 
 
 if __name__ == "__main__":

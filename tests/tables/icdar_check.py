@@ -2,9 +2,10 @@
 """Tables of real government PDFs: the ICDAR 2013 Table Competition's development half
 (../shared/testdata/icdar2013-dev, read its SOURCE.md), read by `onnxocr run --format html`.
 
-Each annotated region (a table, or the part of one on one page) is a true table; a table with no
-cell annotated as a header is scored as the grid the annotators drew, empty grid positions as
-empty cells. Two inputs are read:
+Each annotated table on a page is a true table (a table continued on the next page is one on each
+page; the regions of one page, blocks set side by side, are placed together by their column and
+row increments), scored as the grid the annotators drew, empty grid positions as empty cells (no
+cell is annotated as a header). Two inputs are read:
 
 * text: the PDF as it is, its tables built from the text layer;
 * ocr: the same pages rendered at --dpi (150) and read by OCR (`--force-ocr`).
@@ -93,14 +94,26 @@ def load_truth(folder: str) -> list[TrueTable]:
         doc = entry[:-len("-str.xml")]
         root = ET.parse(os.path.join(folder, entry)).getroot()
         for table in root.findall("table"):
+            # The regions of a table on one page are one grid: a table set in blocks side by
+            # side (us-035a) has a region per block, placed by its col-increment.
+            by_page: dict[int, list[Cell]] = {}
             for region in table.findall("region"):
-                cells = []
+                rows = int(region.get("row-increment", 0))
+                cols = int(region.get("col-increment", 0))
+                cells = by_page.setdefault(int(region.get("page")), [])
                 for cell in region.findall("cell"):
-                    row, col = int(cell.get("start-row")), int(cell.get("start-col"))
+                    row = int(cell.get("start-row")) + rows
+                    col = int(cell.get("start-col")) + cols
                     text = " ".join((cell.findtext("content") or "").split())
-                    cells.append(Cell(row, col, int(cell.get("end-row", row)),
-                                      int(cell.get("end-col", col)), text))
-                page = int(region.get("page"))
+                    cells.append(Cell(row, col, int(cell.get("end-row", row - rows)) + rows,
+                                      int(cell.get("end-col", col - cols)) + cols, text))
+            for page, cells in sorted(by_page.items()):
+                # Some files count rows and columns from 1: no empty row or column before the
+                # first cell.
+                top = min(c.row for c in cells)
+                left = min(c.col for c in cells)
+                cells = [Cell(c.row - top, c.col - left, c.row_end - top, c.col_end - left,
+                              c.text) for c in cells]
                 name = f"{doc} t{table.get('id')} p{page}"
                 truth = TrueTable(name, doc, pdf_for(doc, folder), page - 1, cells)
                 truth.tree = parse_table(grid_html(cells))

@@ -74,6 +74,49 @@ void AddNumberRows(Grid& grid, const std::vector<LineGeom>& lines,
   grid.ys = std::move(ys);
 }
 
+// A column between two rulings holds two columns of text when a gutter runs through its rows
+// with lines on both sides of it in at least this many rows, and in at least half of the rows
+// holding its lines: rules that bound blocks of columns (two or three blocks of label and value
+// set side by side), not each column. A cell whose text the detector split into two boxes has
+// lines on both sides of a gap in one row only.
+constexpr int kMinTextColumnRows = 3;
+
+// Adds the gutters inside a ruled axis's columns as column boundaries where the text makes them
+// columns (kMinTextColumnRows).
+void AddTextColumns(Grid& grid, const std::vector<LineGeom>& lines, float h) {
+  std::vector<float> added;
+  for (std::size_t i = 0; i + 1 < grid.xs.size(); ++i) {
+    std::vector<LineGeom> band;
+    for (const LineGeom& g : lines) {
+      if (g.CenterX() > grid.xs[i] && g.CenterX() < grid.xs[i + 1]) {
+        band.push_back(g);
+      }
+    }
+    const std::vector<std::vector<LineGeom>> rows = GroupRows(band);
+    const auto allowed = static_cast<std::size_t>(0.2F * static_cast<float>(rows.size()));
+    for (const float x : Gutters(band, grid.xs[i], grid.xs[i + 1], allowed, h)) {
+      const auto both = std::count_if(rows.begin(), rows.end(), [x](const auto& row) {
+        return std::any_of(row.begin(), row.end(), [x](const LineGeom& g) { return g.right < x; }) &&
+               std::any_of(row.begin(), row.end(), [x](const LineGeom& g) { return g.left > x; });
+      });
+      if (both >= kMinTextColumnRows && 2 * static_cast<std::size_t>(both) >= rows.size()) {
+        added.push_back(x);
+      }
+    }
+  }
+  if (added.empty()) {
+    return;
+  }
+  std::vector<float> xs = grid.xs;
+  xs.insert(xs.end(), added.begin(), added.end());
+  std::sort(xs.begin(), xs.end());
+  for (const float x : added) {
+    grid.text_xs.push_back(
+        static_cast<std::size_t>(std::lower_bound(xs.begin(), xs.end(), x) - xs.begin()));
+  }
+  grid.xs = std::move(xs);
+}
+
 }  // namespace
 
 std::vector<RuledRegion> RuledRegions(std::span<const Ruling> rulings, float h) {
@@ -135,7 +178,9 @@ std::optional<Table> RuledTable(const RuledRegion& region, const std::vector<Lin
   }
   grid.ruled_columns = grid.xs.size() >= 3;
   grid.ruled_rows = grid.ys.size() >= 3;
-  if (!grid.ruled_columns) {
+  if (grid.ruled_columns) {
+    AddTextColumns(grid, lines, h);
+  } else {
     std::vector<float> gutters = Gutters(lines, grid.xs.front(), grid.xs.back(), 0, h);
     gutters.insert(gutters.begin(), grid.xs.front());
     gutters.push_back(grid.xs.back());

@@ -41,8 +41,9 @@ struct Grid {
   std::vector<float> ys;  // row boundaries, outer edges included
   bool ruled_columns = false;
   bool ruled_rows = false;
-  // On a ruled axis, the row boundaries (indices into ys) found from the text between two
+  // On a ruled axis, the boundaries (indices into xs and ys) found from the text between two
   // rulings rather than from a ruling: no cell spans them.
+  std::vector<std::size_t> text_xs;
   std::vector<std::size_t> text_ys;
 };
 
