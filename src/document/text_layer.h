@@ -22,7 +22,11 @@ namespace ocr::document {
 // the union of the word boxes, clockwise from the top-left corner of the text as it is read;
 // confidence is 1. Each line keeps its words (TextLine::words) as its text spells them: layer
 // words joined without a space are one word, with the union of their boxes; confidence 1.
-// Words with empty text or empty boxes are dropped.
+// Words with empty text or empty boxes are dropped. Then an upright line is cut at a word gap that
+// is a table's column gap: half a line height or wider (and 1.8 word spaces of its size, unless
+// numbers stand on both sides), with a channel of whitespace as wide running through it and
+// through at least three rows next to it, words on both sides in two of them (the numbers of a
+// dense statistical table, set closer than a column gutter of the page).
 std::vector<pipeline::TextLine> GroupIntoLines(std::span<const pdf::Word> words);
 
 // Whether `lines` carry real text: at least kMinUsableChars visible code points, and at least

@@ -103,6 +103,46 @@ TEST(GroupIntoLinesTest, CellsOfATableRowStayApart) {
   EXPECT_EQ(Texts(GroupIntoLines(cells)), (std::vector<std::string>{"Apples", "1,200"}));
 }
 
+// Rows of a dense statistical table (20 px text): a state, then two numbers 14 px apart with a
+// space between them in the layer, as a layer writes the cells of a tightly set table.
+std::vector<pdf::Word> DenseTable(int rows, double top) {
+  std::vector<pdf::Word> words;
+  for (int r = 0; r < rows; ++r) {
+    const double y = top + 30.0 * r;
+    const std::string n = std::to_string(r);
+    words.push_back(Word("New", 10, y, 45, y + 20));
+    words.push_back(Word("York", 50, y, 90, y + 20));
+    words.push_back(Word("1,1" + n + "4", 200, y, 247, y + 20));
+    words.push_back(Word("19" + n + ".5", 261, y, 308, y + 20));
+  }
+  return words;
+}
+
+TEST(GroupIntoLinesTest, NumbersInColumnsThroughSeveralRowsAreCellsOfTheirOwn) {
+  const std::vector<std::string> texts = Texts(GroupIntoLines(DenseTable(4, 10)));
+  EXPECT_EQ(texts,
+            (std::vector<std::string>{"New York", "1,104", "190.5", "New York", "1,114", "191.5",
+                                      "New York", "1,124", "192.5", "New York", "1,134", "193.5"}));
+  // Two rows are no column: the numbers stay one line.
+  EXPECT_EQ(Texts(GroupIntoLines(DenseTable(2, 10))),
+            (std::vector<std::string>{"New York", "1,104 190.5", "New York", "1,114 191.5"}));
+}
+
+TEST(GroupIntoLinesTest, WordSpacesThatLineUpStayWordSpaces) {
+  // A monospaced listing: "1 years", "2 years" ... with the space of the font (15 px on 20 px
+  // text) lining up from row to row, and other words of the same font a space apart.
+  std::vector<pdf::Word> words = {Word("Age", 10, 10, 40, 30), Word("by", 55, 10, 70, 30),
+                                  Word("single", 85, 10, 175, 30), Word("year", 190, 10, 250, 30)};
+  for (int r = 1; r <= 5; ++r) {
+    const double y = 10.0 + 30.0 * r;
+    words.push_back(Word(std::to_string(r), 10, y, 25, y + 20));
+    words.push_back(Word("years", 40, y, 115, y + 20));
+  }
+  EXPECT_EQ(Texts(GroupIntoLines(words)),
+            (std::vector<std::string>{"Age by single year", "1 years", "2 years", "3 years",
+                                      "4 years", "5 years"}));
+}
+
 TEST(GroupIntoLinesTest, JoinsWithoutSpaceWhenTheLayerHasNone) {
   const std::vector<pdf::Word> words = {Word("foo", 10, 10, 40, 30, 0, false),
                                         Word("bar", 41, 10, 70, 30, 0, false),

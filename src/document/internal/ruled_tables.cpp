@@ -93,10 +93,12 @@ void AddTextColumns(Grid& grid, const std::vector<LineGeom>& lines, float h) {
       }
     }
     const std::vector<std::vector<LineGeom>> rows = GroupRows(band);
-    const auto allowed = static_cast<std::size_t>(0.2F * static_cast<float>(rows.size()));
+    const auto allowed =
+        static_cast<std::size_t>(kMaxCrossingRows * static_cast<float>(rows.size()));
     for (const float x : Gutters(band, grid.xs[i], grid.xs[i + 1], allowed, h)) {
       const auto both = std::count_if(rows.begin(), rows.end(), [x](const auto& row) {
-        return std::any_of(row.begin(), row.end(), [x](const LineGeom& g) { return g.right < x; }) &&
+        return std::any_of(row.begin(), row.end(),
+                           [x](const LineGeom& g) { return g.right < x; }) &&
                std::any_of(row.begin(), row.end(), [x](const LineGeom& g) { return g.left > x; });
       });
       if (both >= kMinTextColumnRows && 2 * static_cast<std::size_t>(both) >= rows.size()) {

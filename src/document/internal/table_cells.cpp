@@ -86,8 +86,8 @@ void MergeOpenBorders(const Grid& grid, const std::vector<Placed>& placed,
     for (int c = 0; c + 1 < cols; ++c) {
       const auto boundary = static_cast<std::size_t>(c) + 1;
       const float x = grid.xs[boundary];
-      const bool from_text = std::find(grid.text_xs.begin(), grid.text_xs.end(), boundary) !=
-                             grid.text_xs.end();
+      const bool from_text =
+          std::find(grid.text_xs.begin(), grid.text_xs.end(), boundary) != grid.text_xs.end();
       const bool open = grid.ruled_columns && !from_text
                             ? !Ruled(vertical, false, x, grid.ys[ri], grid.ys[ri + 1], touch)
                             : std::any_of(placed.begin(), placed.end(), [&](const Placed& p) {

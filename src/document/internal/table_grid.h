@@ -28,6 +28,10 @@ inline constexpr float kTouch = 0.35F;
 // sides.
 inline constexpr float kWrapGap = 0.4F;
 
+// Fraction of a gutter's rows that may cross it (a heading over two columns, a wide title cell):
+// a spanning cell, not a reason to drop the column.
+inline constexpr float kMaxCrossingRows = 0.2F;
+
 struct Box {
   float left = 0;
   float top = 0;

@@ -41,10 +41,6 @@ constexpr int kMinAlignedCells = 3;
 // cell, a heading row inside the table); more of them in a row than this end the table.
 constexpr std::size_t kMaxSingleRows = 3;
 
-// Fraction of a gutter's rows that may cross it (a heading over two columns, a wide title cell):
-// a spanning cell, not a reason to drop the column.
-constexpr float kMaxCrossingRows = 0.2F;
-
 // An unruled table has at least this many rows and columns. Two columns without rules are
 // indistinguishable from a form of label/value pairs, a receipt or two columns of text: they stay
 // paragraphs unless rulings bound them.
