@@ -408,6 +408,25 @@ TEST(TablesTest, LetterStemsThroughTheTextAreNoColumnRules) {
   EXPECT_EQ(table->table.col_count, 4);
 }
 
+// A group heading inside an unruled table ("Projected" between the actual and the projected
+// years), a blank line above it: the rows under it, lined up with those above, are the same table.
+TEST(TablesTest, AGroupHeadingAfterABlankLineContinuesTheTable) {
+  std::vector<TextLine> lines = UnruledTable(100);        // a header and 4 rows, 35 px apart
+  lines.push_back(Line("Projected", 50, 310, 140, 330));  // 50 px (2.5 h) under the last row
+  for (int r = 0; r < 3; ++r) {
+    const float y = 345.0F + 35.0F * static_cast<float>(r);
+    lines.push_back(Line("Year " + std::to_string(r), 50, y, 150, y + 20));
+    lines.push_back(Line(std::to_string(20 + r), 320, y, 350, y + 20));
+    lines.push_back(Line(std::to_string(r) + ".75", 470, y, 520, y + 20));
+    lines.push_back(Line("Oslo", 650, y, 700, y + 20));
+  }
+  const std::vector<Block> blocks = AnalyzeLayout(lines);
+  const Block* table = OnlyTable(blocks);
+  ASSERT_NE(table, nullptr);
+  EXPECT_EQ(table->table.row_count, 9);
+  EXPECT_EQ(table->table.col_count, 4);
+}
+
 // Rows more than a line apart (wide padding, or the tight boxes of a PDF's text layer) are one
 // table when they line up cell for cell.
 TEST(TablesTest, LooselySetRowsThatLineUpAreOneTable) {

@@ -318,7 +318,7 @@ def main() -> int:
             say(f"  {source:5} {s.name:24} [{','.join(s.tags)}] gt {s.gt_tables} pred "
                 f"{s.pred_tables} teds {teds_text} {s.seconds:.1f}s"
                 + (f" ERROR {s.error}" if s.error else ""))
-            page_lines.append(vars(s))
+            page_lines.append({**vars(s), "adjacency": [vars(a) for a in s.adjacency]})
         all_scores[source] = scores
         groups = {g: summarize(scores, g) for g in GROUPS}
         present = {t for s in scores for tags in s.table_tags for t in tags} | {"all"}

@@ -165,9 +165,25 @@ bool LinedUp(const std::vector<LineGeom>& a, const std::vector<LineGeom>& b, flo
   return aligned >= kMinAlignedCells;
 }
 
+// Whether row `j` is a group heading inside a table ("Projected" between the actual and the
+// projected years): one line, narrower than prose, no further below the run than loosely set rows
+// are, and closely followed by a row of cells that lines up with the run's last row of cells
+// `cells`.
+bool GroupHeading(const std::vector<std::vector<LineGeom>>& rows, std::size_t j, std::size_t cells,
+                  float h) {
+  if (rows[j].size() != 1 || j + 1 >= rows.size() ||
+      rows[j].front().right - rows[j].front().left > kMinProseWidth * h) {
+    return false;
+  }
+  return RowTop(rows[j]) - RowBottom(rows[j - 1]) <= kMaxLooseRowGap * h &&
+         RowTop(rows[j + 1]) - RowBottom(rows[j]) <= kMaxRowGap * h &&
+         LinedUp(rows[cells], rows[j + 1], h);
+}
+
 // Whether row `j` may continue the run that holds row `j - 1`: close to it, or loosely set and
-// lined up with the run's last row of cells `cells`, and not a line of prose: one line as wide as
-// prose over several of those cells (a wrapped cell's next line stays over its own cell).
+// lined up with the run's last row of cells `cells`, or a group heading over more of its rows,
+// and not a line of prose: one line as wide as prose over several of those cells (a wrapped
+// cell's next line stays over its own cell).
 bool Continues(const std::vector<std::vector<LineGeom>>& rows, std::size_t j, std::size_t cells,
                float h) {
   if (rows[j].size() == 1) {
@@ -180,7 +196,9 @@ bool Continues(const std::vector<std::vector<LineGeom>>& rows, std::size_t j, st
     }
   }
   const float gap = RowTop(rows[j]) - RowBottom(rows[j - 1]);
-  return gap <= kMaxRowGap * h || (gap <= kMaxLooseRowGap * h && LinedUp(rows[cells], rows[j], h));
+  return gap <= kMaxRowGap * h ||
+         (gap <= kMaxLooseRowGap * h && LinedUp(rows[cells], rows[j], h)) ||
+         GroupHeading(rows, j, cells, h);
 }
 
 float MedianWidth(const std::vector<LineGeom>& lines) {
