@@ -427,6 +427,32 @@ TEST(TablesTest, AGroupHeadingAfterABlankLineContinuesTheTable) {
   EXPECT_EQ(table->table.col_count, 4);
 }
 
+// A group heading as wide as a line of prose (17.5 h), a blank line above it, over the label
+// column only: the table goes on under it. (A line of prose over several cells ends a table:
+// AParagraphBetweenTwoTablesSeparatesThem.)
+TEST(TablesTest, AWideGroupHeadingOverTheLabelColumnContinuesTheTable) {
+  std::vector<TextLine> lines;
+  const auto row = [&lines](const std::string& label, float y) {
+    lines.push_back(Line(label, 50, y, 200, y + 20));
+    for (int c = 0; c < 3; ++c) {
+      const float x = 450.0F + 150.0F * static_cast<float>(c);
+      lines.push_back(Line(std::to_string(c) + ".5", x, y, x + 50, y + 20));
+    }
+  };
+  for (int r = 0; r < 3; ++r) {
+    row("Enrollment " + std::to_string(r), 100.0F + 30.0F * static_cast<float>(r));
+  }
+  lines.push_back(Line("Postsecondary degree-granting institutions", 50, 220, 400, 240));
+  for (int r = 0; r < 3; ++r) {
+    row("Total " + std::to_string(r), 255.0F + 30.0F * static_cast<float>(r));
+  }
+  const std::vector<Block> blocks = AnalyzeLayout(lines);
+  const Block* table = OnlyTable(blocks);
+  ASSERT_NE(table, nullptr);
+  EXPECT_EQ(table->table.row_count, 7);
+  EXPECT_EQ(table->table.col_count, 4);
+}
+
 // Rows more than a line apart (wide padding, or the tight boxes of a PDF's text layer) are one
 // table when they line up cell for cell.
 TEST(TablesTest, LooselySetRowsThatLineUpAreOneTable) {

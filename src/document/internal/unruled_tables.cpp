@@ -166,16 +166,19 @@ bool LinedUp(const std::vector<LineGeom>& a, const std::vector<LineGeom>& b, flo
 }
 
 // Whether row `j` is a group heading inside a table ("Projected" between the actual and the
-// projected years): one line, narrower than prose, no further below the run than loosely set rows
-// are, and closely followed by a row of cells that lines up with the run's last row of cells
-// `cells`.
+// projected years): one line over at most one cell of the run's last row of cells `cells` (it
+// heads the rows under it, set in their label column), no further below the run than loosely set
+// rows are, and closely followed by a row of cells that lines up with that last row.
 bool GroupHeading(const std::vector<std::vector<LineGeom>>& rows, std::size_t j, std::size_t cells,
                   float h) {
-  if (rows[j].size() != 1 || j + 1 >= rows.size() ||
-      rows[j].front().right - rows[j].front().left > kMinProseWidth * h) {
+  if (rows[j].size() != 1 || j + 1 >= rows.size()) {
     return false;
   }
-  return RowTop(rows[j]) - RowBottom(rows[j - 1]) <= kMaxLooseRowGap * h &&
+  const LineGeom& line = rows[j].front();
+  const auto over = std::count_if(rows[cells].begin(), rows[cells].end(), [&](const LineGeom& g) {
+    return g.left < line.right && g.right > line.left;
+  });
+  return over <= 1 && RowTop(rows[j]) - RowBottom(rows[j - 1]) <= kMaxLooseRowGap * h &&
          RowTop(rows[j + 1]) - RowBottom(rows[j]) <= kMaxRowGap * h &&
          LinedUp(rows[cells], rows[j + 1], h);
 }
