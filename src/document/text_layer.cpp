@@ -294,16 +294,20 @@ std::vector<LineBuilder> CutAtColumnGaps(std::vector<LineBuilder> lines, double 
     LineBuilder line = std::move(lines[i]);
     std::vector<LineBuilder> parts;
     if (line.rotation == 0 && line.words.size() > 1) {
-      const double narrowest = kMinChannelInHeights * height;
-      const double widest =
-          std::max(narrowest, kMinChannelInSpaces * WordSpace(gaps, line.box.y1 - line.box.y0));
+      // Most gaps are word spaces, narrower than any column gap: the word space of the line's
+      // size is only looked up for the gaps wide enough to need it.
+      std::optional<double> widest;
       for (std::size_t k = line.words.size(); k-- > 1;) {
         const double from = line.words[k - 1].box.x1;
         const double to = line.words[k].box.x0;
+        if (to - from < kMinChannelInHeights * height ||
+            !ColumnGap(rows, row_of[i], from, to, height))
+          continue;
         const bool numbers =
             internal::IsNumeric(line.words[k - 1].text) && internal::IsNumeric(line.words[k].text);
-        if (to - from >= (numbers ? narrowest : widest) &&
-            ColumnGap(rows, row_of[i], from, to, height))
+        if (!numbers && !widest)
+          widest = kMinChannelInSpaces * WordSpace(gaps, line.box.y1 - line.box.y0);
+        if (numbers || to - from >= *widest)
           parts.push_back(CutOff(line, k));
       }
     }

@@ -31,6 +31,18 @@ std::vector<float> WithEdges(std::vector<float> bounds, float low, float high, f
   return bounds;
 }
 
+// Adds the boundaries `added` (found from the text) to the sorted `bounds` of a ruled axis, and
+// their indices to `from_text` (Grid::text_xs or text_ys).
+void AddTextBounds(std::vector<float>& bounds, std::vector<std::size_t>& from_text,
+                   const std::vector<float>& added) {
+  bounds.insert(bounds.end(), added.begin(), added.end());
+  std::sort(bounds.begin(), bounds.end());
+  for (const float b : added) {
+    from_text.push_back(static_cast<std::size_t>(std::lower_bound(bounds.begin(), bounds.end(), b) -
+                                                 bounds.begin()));
+  }
+}
+
 // Whether rows `a` and `b` each hold a number in the same column of `xs`.
 bool NumbersInOneColumn(const std::vector<LineGeom>& a, const std::vector<LineGeom>& b,
                         const std::vector<float>& xs, std::span<const std::string> texts) {
@@ -61,17 +73,7 @@ void AddNumberRows(Grid& grid, const std::vector<LineGeom>& lines,
       added.push_back((RowBottom(rows[i]) + RowTop(rows[i + 1])) / 2);
     }
   }
-  if (added.empty()) {
-    return;
-  }
-  std::vector<float> ys = grid.ys;
-  ys.insert(ys.end(), added.begin(), added.end());
-  std::sort(ys.begin(), ys.end());
-  for (const float y : added) {
-    grid.text_ys.push_back(
-        static_cast<std::size_t>(std::lower_bound(ys.begin(), ys.end(), y) - ys.begin()));
-  }
-  grid.ys = std::move(ys);
+  AddTextBounds(grid.ys, grid.text_ys, added);
 }
 
 // A column between two rulings holds two columns of text when a gutter runs through its rows
@@ -106,17 +108,7 @@ void AddTextColumns(Grid& grid, const std::vector<LineGeom>& lines, float h) {
       }
     }
   }
-  if (added.empty()) {
-    return;
-  }
-  std::vector<float> xs = grid.xs;
-  xs.insert(xs.end(), added.begin(), added.end());
-  std::sort(xs.begin(), xs.end());
-  for (const float x : added) {
-    grid.text_xs.push_back(
-        static_cast<std::size_t>(std::lower_bound(xs.begin(), xs.end(), x) - xs.begin()));
-  }
-  grid.xs = std::move(xs);
+  AddTextBounds(grid.xs, grid.text_xs, added);
 }
 
 }  // namespace
