@@ -112,12 +112,19 @@ struct PageContext {
 
 // OCRs one page image (an image, a TIFF frame or a rendered PDF page) into page `page`.
 Result<DocumentPage> OcrPage(int page, const cv::Mat& image, const PageContext& context) {
-  OCR_ASSIGN_OR_RETURN(
-      pipeline::OcrResult ocr,
-      context.pipeline.Run(image, context.options.ocr, context.stop, &context.runner));
+  // Laid out, the lines are cut at a table's column gaps, found from their words.
+  pipeline::OcrOptions ocr_options = context.options.ocr;
+  ocr_options.word_boxes = ocr_options.word_boxes || context.options.layout;
+  OCR_ASSIGN_OR_RETURN(pipeline::OcrResult ocr,
+                       context.pipeline.Run(image, ocr_options, context.stop, &context.runner));
   std::vector<Block> blocks;
-  if (context.options.layout)
-    blocks = AnalyzeLayout(ocr.lines, [&image]() { return image; });
+  if (context.options.layout) {
+    blocks = AnalyzeOcrLayout(ocr.lines, image);
+    if (!context.options.ocr.word_boxes) {
+      for (TextLine& line : ocr.lines)
+        line.words.clear();
+    }
+  }
   return DocumentPage{
       page, image.cols, image.rows, false, std::move(ocr.lines), std::move(blocks), ocr.times};
 }

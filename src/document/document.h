@@ -36,7 +36,8 @@ struct DocumentOptions {
   InputLimits limits;
   // Lay each page's lines out into blocks (DocumentPage::blocks). Off for answers that use only
   // the lines (the JSON form): the layout's work, and a text-layer page's rendering for its
-  // rulings, are saved, and blocks stay empty.
+  // rulings, are saved, and blocks stay empty. On, an OCR'd page's lines are also cut at a
+  // table's column gaps (AnalyzeOcrLayout), as a text layer's always are.
   bool layout = true;
 };
 

@@ -20,8 +20,10 @@
 
 #include <opencv2/imgproc.hpp>
 
+#include "document/internal/column_gaps.h"
 #include "document/internal/columns.h"
 #include "document/internal/coordinates.h"
+#include "document/internal/line_ink.h"
 #include "document/internal/paragraphs.h"
 #include "document/rulings.h"
 #include "document/shading.h"
@@ -340,6 +342,14 @@ std::vector<Block> AnalyzeLayout(std::span<const TextLine> lines, const PageImag
     SetExtent(block, lines, slope != 0.0 ? to_page : identity);
   }
   return blocks;
+}
+
+std::vector<Block> AnalyzeOcrLayout(std::vector<TextLine>& lines, const cv::Mat& image) {
+  internal::InkLines ink = internal::FitToInk(lines, image);
+  const internal::ColumnCuts cuts = internal::FindColumnGaps(ink.lines, ink.text_height);
+  lines = internal::CutLines(std::move(lines), cuts);
+  return AnalyzeLayout(internal::CutLines(std::move(ink.lines), cuts),
+                       [&image]() { return image; });
 }
 
 }  // namespace ocr::document

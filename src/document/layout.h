@@ -54,6 +54,13 @@ using PageImage = std::function<cv::Mat()>;
 std::vector<Block> AnalyzeLayout(std::span<const pipeline::TextLine> lines,
                                  const PageImage& page_image = {});
 
+// The layout of a page read by OCR from `image`: its upright lines are first measured by their
+// ink (internal/line_ink.h) and cut at a table's column gaps (internal/column_gaps.h), which the
+// detector spans where the cells of a dense table stand close; that needs their words
+// (OcrOptions::word_boxes). `lines` becomes the cut lines, with the detector's geometry, which
+// the blocks index; the blocks are laid out from the lines' ink.
+std::vector<Block> AnalyzeOcrLayout(std::vector<pipeline::TextLine>& lines, const cv::Mat& image);
+
 // `text` with control whitespace (tab, CR, LF, VT, FF) turned into spaces and trimmed: a
 // recognizer should not produce it, a text layer may, and it would break the
 // one-line-per-line shape of every output.

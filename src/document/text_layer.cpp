@@ -5,7 +5,6 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <iterator>
 #include <limits>
 #include <optional>
 #include <string>
@@ -14,7 +13,7 @@
 
 #include "common/unicode_fold.h"
 #include "common/utf8.h"
-#include "document/internal/table_grid.h"
+#include "document/internal/column_gaps.h"
 
 namespace ocr::document {
 namespace {
@@ -34,23 +33,6 @@ constexpr double kSpaceGapInLineHeights = 0.25;
 constexpr double kMinRowOverlap = 0.5;
 // A word may start this many line heights before the previous one ends (kerning, overlap).
 constexpr double kMaxStepBackInLineHeights = 0.5;
-// A line is cut at a word gap this many typical heights wide or wider when the gap is a column
-// gap: a channel of whitespace at least as wide runs through it and through at least
-// kMinChannelRows other rows next to it (no further apart than kMaxChannelRowGap), with words on
-// both sides of it in at least two of them. The numbers of a dense statistical table sit about
-// 0.7 heights apart, closer than kMaxGapInLineHeights; a word space is a quarter of a height,
-// and the wider spaces of justified prose do not line up over four rows.
-constexpr double kMinChannelInHeights = 0.5;
-constexpr int kMinChannelRows = 3;
-constexpr double kMaxChannelRowGap = 2.0;
-// A column gap beside a word of letters is also this many word spaces wide: a monospaced font's
-// space is most of a height, and its words line up from row to row ("1 years", "2 years"); two
-// numbers side by side in such a channel are two cells, even a space apart. A line's word space is
-// the narrow end (kSpacePercentile) of the gaps beside words of letters in lines of its size
-// (heights within kSameSize of its own).
-constexpr double kMinChannelInSpaces = 1.8;
-constexpr double kSpacePercentile = 0.1;
-constexpr double kSameSize = 0.15;
 
 struct LayerBox {
   double x0, y0, x1, y1;
@@ -152,172 +134,6 @@ bool IsGarbage(char32_t cp) {
          (cp >= 0xE000 && cp <= 0xF8FF) || cp >= 0xF0000 || (cp >= 0xD800 && cp <= 0xDFFF);
 }
 
-// A row of upright lines: its vertical extent and the horizontal extents of its words, sorted.
-struct InkRow {
-  double top = 0;
-  double bottom = 0;
-  std::vector<std::pair<double, double>> ink;
-};
-
-// The widest part of [from, to] that no word of `row` covers and that touches no word of it
-// either side: the channel narrowed to the row's own whitespace (empty when a word covers it).
-std::pair<double, double> FreePart(const InkRow& row, double from, double to) {
-  std::pair<double, double> best{0, 0};
-  double start = from;
-  for (const auto& [x0, x1] : row.ink) {
-    if (x1 <= start)
-      continue;
-    if (x0 >= to)
-      break;
-    if (x0 - start > best.second - best.first)
-      best = {start, x0};
-    start = std::max(start, x1);
-  }
-  if (to - start > best.second - best.first)
-    best = {start, to};
-  return best;
-}
-
-bool InkOnBothSides(const InkRow& row, double from, double to) {
-  return !row.ink.empty() && row.ink.front().first < from && row.ink.back().second > to;
-}
-
-// Whether the gap [from, to] of row `r` is a column gap (kMinChannelRows).
-bool ColumnGap(const std::vector<InkRow>& rows, std::size_t r, double from, double to,
-               double height) {
-  int rows_through = 0;
-  int both_sides = 0;
-  for (const int step : {-1, 1}) {
-    std::pair<double, double> channel{from, to};
-    std::size_t last = r;
-    for (auto i = static_cast<std::ptrdiff_t>(r) + step;
-         i >= 0 && i < static_cast<std::ptrdiff_t>(rows.size()); i += step) {
-      const InkRow& row = rows[static_cast<std::size_t>(i)];
-      const double gap = step > 0 ? row.top - rows[last].bottom : rows[last].top - row.bottom;
-      if (gap > kMaxChannelRowGap * height)
-        break;
-      channel = FreePart(row, channel.first, channel.second);
-      if (channel.second - channel.first < kMinChannelInHeights * height)
-        break;
-      ++rows_through;
-      both_sides += InkOnBothSides(row, channel.first, channel.second) ? 1 : 0;
-      last = static_cast<std::size_t>(i);
-    }
-  }
-  return rows_through >= kMinChannelRows && both_sides >= 2;
-}
-
-// `line` without its words from `first` on, and those words as a line of their own.
-LineBuilder CutOff(LineBuilder& line, std::size_t first) {
-  LineBuilder rest{"", line.words[first].box, line.rotation, line.end, line.space_after, {}};
-  rest.words.assign(line.words.begin() + static_cast<std::ptrdiff_t>(first), line.words.end());
-  line.words.resize(first);
-  for (LineBuilder* part : {&line, &rest}) {
-    part->text.clear();
-    part->box = part->words.front().box;
-    for (const WordBuilder& w : part->words) {
-      part->text += (part->text.empty() ? "" : " ") + w.text;
-      part->box = Union(part->box, w.box);
-    }
-  }
-  return rest;
-}
-
-// The word space of lines `height` tall (kMinChannelInSpaces), from the word gaps `gaps` of the
-// page's upright lines as (line height, gap), sorted.
-double WordSpace(const std::vector<std::pair<double, double>>& gaps, double height) {
-  const auto from =
-      std::lower_bound(gaps.begin(), gaps.end(), std::pair{height * (1 - kSameSize), -HUGE_VAL});
-  const auto to =
-      std::upper_bound(gaps.begin(), gaps.end(), std::pair{height * (1 + kSameSize), HUGE_VAL});
-  std::vector<double> near;
-  for (auto it = from; it != to; ++it)
-    near.push_back(it->second);
-  if (near.empty())
-    return 0;
-  const auto nth = near.begin() +
-                   static_cast<std::ptrdiff_t>(kSpacePercentile * static_cast<double>(near.size()));
-  std::nth_element(near.begin(), nth, near.end());
-  return *nth;
-}
-
-// Cuts upright lines at their column gaps (ColumnGap): a table's cells set closer than a column
-// gap of the page, joined into one line by their spaces, are cells again.
-std::vector<LineBuilder> CutAtColumnGaps(std::vector<LineBuilder> lines, double height) {
-  if (!std::isfinite(height))
-    return lines;
-  // Word spaces sit beside words of letters; two numbers side by side are more often two cells.
-  const auto has_letter = [](const std::string& text) {
-    return std::any_of(text.begin(), text.end(), [](char c) {
-      return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c & 0x80) != 0;
-    });
-  };
-  std::vector<std::pair<double, double>> gaps;
-  for (const LineBuilder& line : lines) {
-    for (std::size_t k = 1; line.rotation == 0 && k < line.words.size(); ++k) {
-      if (has_letter(line.words[k - 1].text) || has_letter(line.words[k].text))
-        gaps.emplace_back(line.box.y1 - line.box.y0,
-                          line.words[k].box.x0 - line.words[k - 1].box.x1);
-    }
-  }
-  std::sort(gaps.begin(), gaps.end());
-  std::vector<std::size_t> upright;
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    if (lines[i].rotation == 0)
-      upright.push_back(i);
-  }
-  std::sort(upright.begin(), upright.end(), [&](std::size_t a, std::size_t b) {
-    return lines[a].box.y0 + lines[a].box.y1 < lines[b].box.y0 + lines[b].box.y1;
-  });
-  // Rows: lines whose centres are within half a height of the row's first line.
-  std::vector<InkRow> rows;
-  std::vector<std::size_t> row_of(lines.size(), 0);
-  double anchor = 0;
-  for (std::size_t i : upright) {
-    const LayerBox& b = lines[i].box;
-    const double center = (b.y0 + b.y1) / 2;
-    if (rows.empty() || center - anchor >= 0.5 * std::min(height, b.y1 - b.y0)) {
-      rows.push_back({b.y0, b.y1, {}});
-      anchor = center;
-    }
-    InkRow& row = rows.back();
-    row.top = std::min(row.top, b.y0);
-    row.bottom = std::max(row.bottom, b.y1);
-    for (const WordBuilder& w : lines[i].words)
-      row.ink.emplace_back(w.box.x0, w.box.x1);
-    row_of[i] = rows.size() - 1;
-  }
-  for (InkRow& row : rows)
-    std::sort(row.ink.begin(), row.ink.end());
-  std::vector<LineBuilder> out;
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    LineBuilder line = std::move(lines[i]);
-    std::vector<LineBuilder> parts;
-    if (line.rotation == 0 && line.words.size() > 1) {
-      // Most gaps are word spaces, narrower than any column gap: the word space of the line's
-      // size is only looked up for the gaps wide enough to need it.
-      std::optional<double> widest;
-      for (std::size_t k = line.words.size(); k-- > 1;) {
-        const double from = line.words[k - 1].box.x1;
-        const double to = line.words[k].box.x0;
-        if (to - from < kMinChannelInHeights * height ||
-            !ColumnGap(rows, row_of[i], from, to, height))
-          continue;
-        const bool numbers =
-            internal::IsNumeric(line.words[k - 1].text) && internal::IsNumeric(line.words[k].text);
-        if (!numbers && !widest)
-          widest = kMinChannelInSpaces * WordSpace(gaps, line.box.y1 - line.box.y0);
-        if (numbers || to - from >= *widest)
-          parts.push_back(CutOff(line, k));
-      }
-    }
-    out.push_back(std::move(line));
-    out.insert(out.end(), std::make_move_iterator(parts.rbegin()),
-               std::make_move_iterator(parts.rend()));
-  }
-  return out;
-}
-
 }  // namespace
 
 std::vector<pipeline::TextLine> GroupIntoLines(std::span<const pdf::Word> words) {
@@ -369,9 +185,11 @@ std::vector<pipeline::TextLine> GroupIntoLines(std::span<const pdf::Word> words)
   if (line)
     builders.push_back(std::move(*line));
   std::vector<pipeline::TextLine> lines;
-  for (const LineBuilder& b : CutAtColumnGaps(std::move(builders), typical_height))
+  lines.reserve(builders.size());
+  for (const LineBuilder& b : builders)
     lines.push_back(Finish(b));
-  return lines;
+  const internal::ColumnCuts cuts = internal::FindColumnGaps(lines, typical_height);
+  return internal::CutLines(std::move(lines), cuts);
 }
 
 bool IsUsableTextLayer(std::span<const pipeline::TextLine> lines) {

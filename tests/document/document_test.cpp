@@ -116,6 +116,41 @@ TEST_F(DocumentTest, LayoutOffKeepsTheLinesAndLeavesBlocksEmpty) {
   }
 }
 
+// A dense table's numbers, set closer than the detector's break between words, are cells of their
+// own once the page is laid out; the lines alone (the JSON answer) stay the detector's.
+TEST_F(DocumentTest, LaidOutNumbersOfADenseTableAreCellsOfTheirOwn) {
+  // Labels of one width (digits are all as wide), numbers right-aligned with figure spaces
+  // (U+2007, a digit wide), an en space (U+2002) between the columns: half an em, under the
+  // detector's break between words.
+  const std::string fs = "\u2007";
+  const std::string en = "\u2002";
+  const auto png = testing::RenderTextPng(
+      "Area 11    19,820" + en + "154.0\n" + "Area 12    25,933" + en + "132.2\n" + "Area 13    " +
+          fs + "1,462" + en + fs + "77.5\n" + "Area 14    " + fs + "5,469" + en + "141.6\n" +
+          "Area 15    " + fs + "1,816" + en + "112.2",
+      14);
+  if (png.empty())
+    GTEST_SKIP() << "pango-view not installed";
+  DocumentOptions lines_only;
+  lines_only.layout = false;
+  auto plain = Read(png, lines_only);
+  ASSERT_TRUE(plain.ok()) << plain.status().ToString();
+  EXPECT_NE(Texts(plain->pages[0]).find("|19,820 154.0|"), std::string::npos)
+      << "the detector no longer joins the numbers: " << Texts(plain->pages[0]);
+  auto laid_out = Read(png);
+  ASSERT_TRUE(laid_out.ok()) << laid_out.status().ToString();
+  const DocumentPage& page = laid_out->pages[0];
+  EXPECT_EQ(Texts(page),
+            "Area 11|19,820|154.0|Area 12|25,933|132.2|Area 13|1,462|77.5|Area 14|5,469|141.6|"
+            "Area 15|1,816|112.2|");
+  ASSERT_EQ(page.blocks.size(), 1U);
+  EXPECT_EQ(page.blocks[0].type, BlockType::kTable);
+  EXPECT_EQ(page.blocks[0].table.row_count, 5);
+  EXPECT_EQ(page.blocks[0].table.col_count, 3);
+  for (const TextLine& line : page.lines)
+    EXPECT_TRUE(line.words.empty()) << "words were not asked for";
+}
+
 // Every item on a thread of its own, all at once: a document's pages read side by side.
 class ThreadPerItemRunner final : public TaskRunner {
  public:
