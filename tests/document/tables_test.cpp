@@ -453,6 +453,55 @@ TEST(TablesTest, AWideGroupHeadingOverTheLabelColumnContinuesTheTable) {
   EXPECT_EQ(table->table.col_count, 4);
 }
 
+// Two columns of text right under a table, as close as its rows: each of their lines lies across
+// several of the table's cells, as no cell does; they are paragraphs, not more rows.
+TEST(TablesTest, TwoColumnsOfTextUnderATableAreNotItsRows) {
+  std::vector<TextLine> lines = UnruledTable(100);  // its last row ends at 260
+  for (int r = 0; r < 6; ++r) {
+    const float y = 285.0F + 24.0F * static_cast<float>(r);
+    lines.push_back(
+        Line("the left column of text goes on " + std::to_string(r), 50, y, 380, y + 20));
+    lines.push_back(
+        Line("and the right one beside it too " + std::to_string(r), 420, y, 750, y + 20));
+  }
+  const std::vector<Block> blocks = AnalyzeLayout(lines);
+  const Block* table = OnlyTable(blocks);
+  ASSERT_NE(table, nullptr);
+  EXPECT_EQ(table->table.row_count, 5);
+  EXPECT_EQ(table->table.col_count, 4);
+  EXPECT_EQ(table->table.lines.size(), 20U);
+}
+
+// The same under a label the detector broke in two at a word space: its two boxes are one cell.
+TEST(TablesTest, AWideGroupHeadingUnderALabelInTwoBoxesContinuesTheTable) {
+  std::vector<TextLine> lines;
+  const auto numbers = [&lines](float y) {
+    for (int c = 0; c < 3; ++c) {
+      const float x = 500.0F + 150.0F * static_cast<float>(c);
+      lines.push_back(Line(std::to_string(c) + ".5", x, y, x + 50, y + 20));
+    }
+  };
+  for (int r = 0; r < 3; ++r) {
+    const float y = 100.0F + 30.0F * static_cast<float>(r);
+    lines.push_back(Line("Enrollment " + std::to_string(r), 50, y, 200, y + 20));
+    numbers(y);
+  }
+  lines.push_back(Line("Current expenditures per pupil", 50, 190, 330, 210));
+  lines.push_back(Line("in fall enrollment", 333, 190, 440, 210));
+  numbers(190);
+  lines.push_back(Line("Postsecondary degree-granting institutions", 50, 220, 400, 240));
+  for (int r = 0; r < 3; ++r) {
+    const float y = 250.0F + 30.0F * static_cast<float>(r);
+    lines.push_back(Line("Total " + std::to_string(r), 50, y, 200, y + 20));
+    numbers(y);
+  }
+  const std::vector<Block> blocks = AnalyzeLayout(lines);
+  const Block* table = OnlyTable(blocks);
+  ASSERT_NE(table, nullptr);
+  EXPECT_EQ(table->table.row_count, 8);
+  EXPECT_EQ(table->table.col_count, 4);
+}
+
 // Rows more than a line apart (wide padding, or the tight boxes of a PDF's text layer) are one
 // table when they line up cell for cell.
 TEST(TablesTest, LooselySetRowsThatLineUpAreOneTable) {

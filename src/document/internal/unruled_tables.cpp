@@ -25,6 +25,11 @@ namespace {
 // one phrase into one box (word gaps are about 0.3-0.5 h), so a wider gap is a column gap.
 constexpr float kCellGap = 0.8F;
 
+// The detector may break one cell's phrase in two at a word space (about 0.2 h); the cells of
+// the densest table, cut apart at half a text height (column_gaps.h), are at least 0.35 h apart.
+// Boxes closer than this are parts of one cell.
+constexpr float kPhraseBreak = 0.3F;
+
 // Rows of one unruled table are at most this far apart (the padding of a loose table is about
 // 1 h); a larger gap ends the table unless its rows line up (below).
 constexpr float kMaxRowGap = 1.6F;
@@ -67,8 +72,9 @@ constexpr float kSeparatorSlack = 0.3F;
 
 // An outer column of the candidate rows whose median line is this wide is a column of prose the
 // table sits beside, not a column of cells, unless it starts its lines in the rows of the cells
-// beside it (a column of wrapped remarks). Also: a single line this wide is prose, which ends a
-// run of table rows (a paragraph between two tables).
+// beside it (a column of wrapped remarks). Also: a row of lines this wide, each across two cells
+// of the row of cells above it, is prose, which ends a run of table rows (a paragraph between two
+// tables, the two columns of text under one).
 constexpr float kMinProseWidth = 15.0F;
 constexpr float kMinSharedRows = 0.75F;
 
@@ -165,6 +171,23 @@ bool LinedUp(const std::vector<LineGeom>& a, const std::vector<LineGeom>& b, flo
   return aligned >= kMinAlignedCells;
 }
 
+// How many cells of the row `cells` lie under `line`: its lines overlapping it, those closer to
+// each other than kPhraseBreak counted as one.
+std::size_t CellsUnder(const std::vector<LineGeom>& cells, const LineGeom& line, float h) {
+  std::size_t count = 0;
+  bool counted = false;  // the current cell
+  float last_right = -HUGE_VALF;
+  for (const LineGeom& g : cells) {  // left to right
+    counted = counted && g.left - last_right < kPhraseBreak * h;
+    if (!counted && g.left < line.right && g.right > line.left) {
+      ++count;
+      counted = true;
+    }
+    last_right = std::max(last_right, g.right);
+  }
+  return count;
+}
+
 // Whether row `j` is a group heading inside a table ("Projected" between the actual and the
 // projected years): one line over at most one cell of the run's last row of cells `cells` (it
 // heads the rows under it, set in their label column), no further below the run than loosely set
@@ -174,29 +197,23 @@ bool GroupHeading(const std::vector<std::vector<LineGeom>>& rows, std::size_t j,
   if (rows[j].size() != 1 || j + 1 >= rows.size()) {
     return false;
   }
-  const LineGeom& line = rows[j].front();
-  const auto over = std::count_if(rows[cells].begin(), rows[cells].end(), [&](const LineGeom& g) {
-    return g.left < line.right && g.right > line.left;
-  });
-  return over <= 1 && RowTop(rows[j]) - RowBottom(rows[j - 1]) <= kMaxLooseRowGap * h &&
+  return CellsUnder(rows[cells], rows[j].front(), h) <= 1 &&
+         RowTop(rows[j]) - RowBottom(rows[j - 1]) <= kMaxLooseRowGap * h &&
          RowTop(rows[j + 1]) - RowBottom(rows[j]) <= kMaxRowGap * h &&
          LinedUp(rows[cells], rows[j + 1], h);
 }
 
 // Whether row `j` may continue the run that holds row `j - 1`: close to it, or loosely set and
 // lined up with the run's last row of cells `cells`, or a group heading over more of its rows,
-// and not a line of prose: one line as wide as prose over several of those cells (a wrapped
+// and not a row of prose: lines as wide as prose, each over several of those cells (a wrapped
 // cell's next line stays over its own cell).
 bool Continues(const std::vector<std::vector<LineGeom>>& rows, std::size_t j, std::size_t cells,
                float h) {
-  if (rows[j].size() == 1) {
-    const LineGeom& line = rows[j].front();
-    const auto over = std::count_if(rows[cells].begin(), rows[cells].end(), [&](const LineGeom& g) {
-      return g.left < line.right && g.right > line.left;
-    });
-    if (line.right - line.left > kMinProseWidth * h && over >= 2) {
-      return false;
-    }
+  const bool prose = std::all_of(rows[j].begin(), rows[j].end(), [&](const LineGeom& line) {
+    return line.right - line.left > kMinProseWidth * h && CellsUnder(rows[cells], line, h) >= 2;
+  });
+  if (prose) {
+    return false;
   }
   const float gap = RowTop(rows[j]) - RowBottom(rows[j - 1]);
   return gap <= kMaxRowGap * h ||
