@@ -25,6 +25,7 @@
 #include "document/internal/coordinates.h"
 #include "document/internal/line_ink.h"
 #include "document/internal/paragraphs.h"
+#include "document/internal/table_grid.h"
 #include "document/rulings.h"
 #include "document/shading.h"
 #include "document/tables.h"
@@ -58,6 +59,10 @@ constexpr float kSlopeLineWidth = 8.0F;
 // rows hold boxes a cell gap apart.
 constexpr int kRowsForTables = 2;
 constexpr float kCellGapForImage = 0.8F;
+
+// A lone "o" is a zero in a table column holding at least this many numbers, and numbers in at
+// least half of its other cells (its header, a word or two, the rest).
+constexpr int kMinNumbersForZero = 3;
 
 // Pixels. A page whose median line is less tall than this has no usable geometry (boxes left
 // empty), and a single box is never treated as less tall than this (no division by zero).
@@ -344,12 +349,59 @@ std::vector<Block> AnalyzeLayout(std::span<const TextLine> lines, const PageImag
   return blocks;
 }
 
+namespace {
+
+// A zero alone in a cell of a column of numbers, read as the letter o: the recognizer sees the one
+// glyph scaled to its fixed height, which loses the only difference between them (a zero stands
+// as tall as the digits, an o as the lower-case letters).
+void ReadLoneZeros(const std::vector<Block>& blocks, std::vector<TextLine>& lines) {
+  for (const Block& block : blocks) {
+    if (block.type != BlockType::kTable)
+      continue;
+    std::vector<int> numbers(static_cast<std::size_t>(block.table.col_count), 0);
+    std::vector<int> filled(numbers.size(), 0);
+    std::vector<std::pair<int, std::size_t>> round;  // (column, line) of cells reading "o"
+    for (const TableCell& cell : block.table.cells) {
+      if (cell.rows.empty() || cell.col_span != 1)
+        continue;
+      const auto col = static_cast<std::size_t>(cell.col);
+      ++filled[col];
+      std::string text;
+      for (const std::vector<std::size_t>& row : cell.rows) {
+        for (const std::size_t i : row)
+          text += (text.empty() ? "" : " ") + NormalizeText(lines[i].text);
+      }
+      if (internal::IsNumeric(text)) {
+        ++numbers[col];
+      } else if ((text == "o" || text == "O") && cell.rows.size() == 1 &&
+                 cell.rows[0].size() == 1) {
+        round.emplace_back(cell.col, cell.rows[0][0]);
+      }
+    }
+    std::vector<int> rounds(numbers.size(), 0);
+    for (const auto& [col, i] : round)
+      ++rounds[static_cast<std::size_t>(col)];
+    for (const auto& [col, i] : round) {
+      const auto c = static_cast<std::size_t>(col);
+      if (numbers[c] >= kMinNumbersForZero && 2 * numbers[c] >= filled[c] - rounds[c]) {
+        lines[i].text = "0";
+        for (pipeline::Word& w : lines[i].words)
+          w.text = "0";
+      }
+    }
+  }
+}
+
+}  // namespace
+
 std::vector<Block> AnalyzeOcrLayout(std::vector<TextLine>& lines, const cv::Mat& image) {
   internal::InkLines ink = internal::FitToInk(lines, image);
   const internal::ColumnCuts cuts = internal::FindColumnGaps(ink.lines, ink.text_height);
   lines = internal::CutLines(std::move(lines), cuts);
-  return AnalyzeLayout(internal::CutLines(std::move(ink.lines), cuts),
-                       [&image]() { return image; });
+  std::vector<Block> blocks =
+      AnalyzeLayout(internal::CutLines(std::move(ink.lines), cuts), [&image]() { return image; });
+  ReadLoneZeros(blocks, lines);
+  return blocks;
 }
 
 }  // namespace ocr::document

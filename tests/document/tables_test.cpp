@@ -208,6 +208,19 @@ std::vector<TextLine> UnruledTable(float top) {
   return lines;
 }
 
+// A zero alone in a cell of a column of numbers, read by the recognizer as the letter o, is a zero
+// again once the page is laid out; an o in a column of words stays a letter.
+TEST(TablesTest, ALoneOInAColumnOfNumbersIsAZero) {
+  std::vector<TextLine> lines = UnruledTable(100);
+  lines[9].text = "o";  // the second row's Qty
+  lines[7].text = "o";  // the first row's City
+  const cv::Mat page(400, 800, CV_8UC3, cv::Scalar(255, 255, 255));
+  const std::vector<Block> blocks = AnalyzeOcrLayout(lines, page);
+  ASSERT_NE(OnlyTable(blocks), nullptr);
+  EXPECT_EQ(lines[9].text, "0");
+  EXPECT_EQ(lines[7].text, "o");
+}
+
 TEST(TablesTest, UnruledGridFromAlignmentAsAPipeTable) {
   const std::vector<TextLine> lines = UnruledTable(100);
   const std::vector<Block> blocks = AnalyzeLayout(lines);
