@@ -396,7 +396,7 @@ void ReadLoneZeros(const std::vector<Block>& blocks, std::vector<TextLine>& line
 
 std::vector<Block> AnalyzeOcrLayout(std::vector<TextLine>& lines, const cv::Mat& image) {
   internal::InkLines ink = internal::FitToInk(lines, image);
-  const internal::ColumnCuts cuts = internal::FindColumnGaps(ink.lines, ink.text_height);
+  const internal::ColumnCuts cuts = internal::FindColumnGaps(ink.lines, ink.text_height, false);
   lines = internal::CutLines(std::move(lines), cuts);
   std::vector<Block> blocks =
       AnalyzeLayout(internal::CutLines(std::move(ink.lines), cuts), [&image]() { return image; });

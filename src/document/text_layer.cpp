@@ -188,7 +188,7 @@ std::vector<pipeline::TextLine> GroupIntoLines(std::span<const pdf::Word> words)
   lines.reserve(builders.size());
   for (const LineBuilder& b : builders)
     lines.push_back(Finish(b));
-  const internal::ColumnCuts cuts = internal::FindColumnGaps(lines, typical_height);
+  const internal::ColumnCuts cuts = internal::FindColumnGaps(lines, typical_height, true);
   return internal::CutLines(std::move(lines), cuts);
 }
 

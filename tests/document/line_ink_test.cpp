@@ -55,7 +55,18 @@ TEST(FitToInkTest, LinesAndWordsNarrowToTheirInk) {
   ExpectSpan(ink.lines[0].words[0].box, 40, 81);
   ExpectSpan(ink.lines[0].words[1].box, 110, 151);
   EXPECT_EQ(ink.lines[0].text, "ab");
-  EXPECT_DOUBLE_EQ(ink.text_height, 21);  // rows 20 to 40
+  EXPECT_DOUBLE_EQ(ink.text_height, 40 / kBoxPerTextHeight);  // from the box's height
+}
+
+// A recognizer's word boxes reach a column past their letters: across a narrow word space they
+// overlap, and the space between them is where the ink is blank.
+TEST(FitToInkTest, WordBoxesThatOverlapArePartedAtTheSpace) {
+  InkPage p;
+  p.line.words[0].box = Box(20, 10, 120, 50);  // reaches into the second word's ink
+  p.line.words[1].box = Box(70, 10, 180, 50);  // and it into the first's
+  const InkLines ink = FitToInk({p.line}, p.page);
+  ExpectSpan(ink.lines[0].words[0].box, 40, 81);
+  ExpectSpan(ink.lines[0].words[1].box, 110, 151);
 }
 
 TEST(FitToInkTest, LightTextOnADarkFillIsInkToo) {
@@ -76,7 +87,7 @@ TEST(FitToInkTest, BlankBoxesAndTurnedLinesStayAsTheyAre) {
   ExpectSpan(ink.lines[0].box, 20, 180);
   EXPECT_FLOAT_EQ(ink.lines[1].box[0].x, 180);
   EXPECT_FLOAT_EQ(ink.lines[1].box[1].x, 20);
-  EXPECT_TRUE(std::isinf(ink.text_height));
+  EXPECT_TRUE(std::isinf(FitToInk({turned}, p.page).text_height));
 }
 
 TEST(FitToInkTest, ASlantedLineNarrowsAlongItsSlant) {
@@ -119,18 +130,18 @@ std::vector<TextLine> NumberRows(float slope) {
 
 TEST(ColumnGapsTest, NumbersInAColumnOfWhitespaceAreCutApart) {
   const std::vector<TextLine> lines = NumberRows(0);
-  const ColumnCuts cuts = FindColumnGaps(lines, 20);
+  const ColumnCuts cuts = FindColumnGaps(lines, 20, false);
   ASSERT_EQ(cuts.size(), lines.size());
   for (std::size_t i = 0; i < lines.size(); ++i)
     EXPECT_EQ(cuts[i], (i % 2 == 1 ? std::vector<std::size_t>{1} : std::vector<std::size_t>{}))
         << lines[i].text;
   // A gap of half a height is a column gap only for text that tall or smaller.
-  EXPECT_EQ(FindColumnGaps(lines, 30)[1], std::vector<std::size_t>{});
+  EXPECT_EQ(FindColumnGaps(lines, 30, false)[1], std::vector<std::size_t>{});
 }
 
 TEST(ColumnGapsTest, ASlantedLineIsCutAlongItsSlant) {
   std::vector<TextLine> lines = NumberRows(0.02F);
-  const ColumnCuts cuts = FindColumnGaps(lines, 20);
+  const ColumnCuts cuts = FindColumnGaps(lines, 20, false);
   ASSERT_EQ(cuts[1], std::vector<std::size_t>{1});
   const std::vector<TextLine> cut = CutLines(lines, cuts);
   ASSERT_EQ(cut.size(), 15U);

@@ -168,7 +168,7 @@ bool IsUpright(const Quad& q) {
   return dx > 0 && std::abs(q[1].y - q[0].y) <= kMaxSlant * dx && q[3].y > q[0].y;
 }
 
-ColumnCuts FindColumnGaps(const std::vector<TextLine>& lines, double height) {
+ColumnCuts FindColumnGaps(const std::vector<TextLine>& lines, double height, bool beside_letters) {
   ColumnCuts cuts(lines.size());
   if (!std::isfinite(height))
     return cuts;
@@ -228,6 +228,8 @@ ColumnCuts FindColumnGaps(const std::vector<TextLine>& lines, double height) {
           !ColumnGap(rows, row_of[i], from, to, height))
         continue;
       const bool numbers = IsNumeric(line.words[k - 1].text) && IsNumeric(line.words[k].text);
+      if (!numbers && !beside_letters)
+        continue;
       if (!numbers && !widest)
         widest = kMinChannelInSpaces * WordSpace(gaps, bounds[i].y1 - bounds[i].y0);
       if (numbers || to - from >= *widest)

@@ -21,9 +21,12 @@ bool IsUpright(const pipeline::Quad& box);
 // whitespace as wide running through it and through at least three rows next to it (rows no
 // further apart than two heights), words on both sides of it in at least two of them; unless
 // numbers stand on both sides of the gap, it is also 1.8 word spaces wide (the narrow end of
-// the gaps beside words of letters in lines of its size).
+// the gaps beside words of letters in lines of its size), and only cut when `beside_letters`: a
+// text layer's word boxes are exact, a recognizer's are not (a photo's justified prose would be
+// cut at its wide spaces), and the cells a detector joins are the close numbers of dense tables.
 using ColumnCuts = std::vector<std::vector<std::size_t>>;
-ColumnCuts FindColumnGaps(const std::vector<pipeline::TextLine>& lines, double height);
+ColumnCuts FindColumnGaps(const std::vector<pipeline::TextLine>& lines, double height,
+                          bool beside_letters);
 
 // `lines` cut at `cuts` (FindColumnGaps of lines with the same words): each part is a line of its
 // own right after the one it was cut from, with its words, their text joined by spaces, the

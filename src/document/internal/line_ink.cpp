@@ -20,12 +20,9 @@ using pipeline::Quad;
 // Grey levels closer than this hold no ink: a blank box, or paper noise.
 constexpr double kMinInkContrast = 40;
 
-// The columns [first, last] and rows [top, bottom] of a box's axis-aligned rectangle that hold
-// ink, relative to the rectangle.
+// Which columns of a box's axis-aligned rectangle hold ink, relative to the rectangle.
 struct InkExtent {
-  std::vector<bool> column;  // whether each column holds ink
-  int top = 0;
-  int bottom = 0;
+  std::vector<bool> column;
 };
 
 std::optional<InkExtent> InkOf(const cv::Mat& gray, const cv::Rect& rect) {
@@ -40,23 +37,13 @@ std::optional<InkExtent> InkOf(const cv::Mat& gray, const cv::Rect& rect) {
   // Text is the minority of a line's box: light text on a dark fill is the other side.
   if (2 * cv::countNonZero(dark) > dark.rows * dark.cols)
     cv::bitwise_not(dark, dark);
-  InkExtent ink{std::vector<bool>(static_cast<std::size_t>(dark.cols), false), dark.rows, -1};
+  InkExtent ink{std::vector<bool>(static_cast<std::size_t>(dark.cols), false)};
   for (int y = 0; y < dark.rows; ++y) {
     const auto* row = dark.ptr<unsigned char>(y);
-    bool any = false;
-    for (int x = 0; x < dark.cols; ++x) {
-      if (row[x] != 0) {
-        ink.column[static_cast<std::size_t>(x)] = true;
-        any = true;
-      }
-    }
-    if (any) {
-      ink.top = std::min(ink.top, y);
-      ink.bottom = std::max(ink.bottom, y);
-    }
+    for (int x = 0; x < dark.cols; ++x)
+      ink.column[static_cast<std::size_t>(x)] =
+          ink.column[static_cast<std::size_t>(x)] || row[x] != 0;
   }
-  if (ink.bottom < 0)
-    return std::nullopt;
   return ink;
 }
 
@@ -76,40 +63,72 @@ cv::Rect RectOf(const Quad& q, const cv::Size& size) {
   return rect & cv::Rect(0, 0, size.width, size.height);
 }
 
-// Narrows `q` along its top edge to the ink columns of `ink` (relative to `rect`) within the
-// quad's own horizontal extent; never widens it.
+float LeftOf(const Quad& q) {
+  return std::min(q[0].x, q[3].x);
+}
+
+float RightOf(const Quad& q) {
+  return std::max(q[1].x, q[2].x);
+}
+
+// Moves `q`'s left edge to x = `left` and its right edge to x = `right`, along its top edge.
+void SetSpan(Quad& q, float left, float right) {
+  const float dx = q[1].x - q[0].x;
+  if (dx <= 0 || right <= left)
+    return;
+  const float slope = (q[1].y - q[0].y) / dx;
+  const float by_left = left - LeftOf(q);
+  const float by_right = RightOf(q) - right;
+  for (const std::size_t i : {0U, 3U}) {
+    q[i].x += by_left;
+    q[i].y += by_left * slope;
+  }
+  for (const std::size_t i : {1U, 2U}) {
+    q[i].x -= by_right;
+    q[i].y -= by_right * slope;
+  }
+}
+
+// Narrows `q` to the ink columns of `ink` (relative to `rect`) within its own horizontal extent;
+// never widens it.
 void Narrow(Quad& q, const InkExtent& ink, const cv::Rect& rect) {
-  const float left = std::min(q[0].x, q[3].x);
-  const float right = std::max(q[1].x, q[2].x);
-  const int from = std::max(0, static_cast<int>(std::floor(left)) - rect.x);
-  const int to = std::min(rect.width, static_cast<int>(std::ceil(right)) - rect.x);
+  const int from = std::max(0, static_cast<int>(std::floor(LeftOf(q))) - rect.x);
+  const int to = std::min(rect.width, static_cast<int>(std::ceil(RightOf(q))) - rect.x);
   int first = -1;
   int last = -1;
   for (int x = from; x < to; ++x) {
     if (ink.column[static_cast<std::size_t>(x)]) {
-      if (first < 0)
-        first = x;
+      first = first < 0 ? x : first;
       last = x;
     }
   }
-  if (first < 0)
-    return;
-  const float cut_left = std::max(0.0F, static_cast<float>(rect.x + first) - left);
-  const float cut_right = std::max(0.0F, right - static_cast<float>(rect.x + last + 1));
-  const float dx = q[1].x - q[0].x;
-  const float dy = q[1].y - q[0].y;
-  const float length = std::hypot(dx, dy);
-  if (length <= 0 || cut_left + cut_right >= dx)
-    return;
-  // Along the top edge: x moves by the cut, y by the edge's slope.
-  const float slope = dy / dx;
-  for (const int i : {0, 3}) {
-    q[static_cast<std::size_t>(i)].x += cut_left;
-    q[static_cast<std::size_t>(i)].y += cut_left * slope;
+  if (first >= 0) {
+    SetSpan(q, std::max(LeftOf(q), static_cast<float>(rect.x + first)),
+            std::min(RightOf(q), static_cast<float>(rect.x + last + 1)));
   }
-  for (const int i : {1, 2}) {
-    q[static_cast<std::size_t>(i)].x -= cut_right;
-    q[static_cast<std::size_t>(i)].y -= cut_right * slope;
+}
+
+// Parts two neighbouring words whose boxes still meet once narrowed (InkLines::lines).
+void Part(Quad& a, Quad& b, const InkExtent& ink, const cv::Rect& rect) {
+  if (RightOf(a) < LeftOf(b))
+    return;
+  const auto centre = [&](const Quad& q) {
+    return std::clamp(static_cast<int>((LeftOf(q) + RightOf(q)) / 2) - rect.x, 0, rect.width);
+  };
+  int best_start = 0;
+  int best_end = 0;
+  for (int x = centre(a), start = x; x <= centre(b); ++x) {
+    if (x < centre(b) && !ink.column[static_cast<std::size_t>(x)])
+      continue;
+    if (x - start > best_end - best_start) {
+      best_start = start;
+      best_end = x;
+    }
+    start = x + 1;
+  }
+  if (best_end > best_start) {
+    SetSpan(a, LeftOf(a), static_cast<float>(rect.x + best_start));
+    SetSpan(b, static_cast<float>(rect.x + best_end), RightOf(b));
   }
 }
 
@@ -124,21 +143,23 @@ InkLines FitToInk(const std::vector<pipeline::TextLine>& lines, const cv::Mat& p
   for (pipeline::TextLine& line : out.lines) {
     if (!IsUpright(line.box))
       continue;
+    heights.push_back(std::hypot(line.box[3].x - line.box[0].x, line.box[3].y - line.box[0].y));
     const cv::Rect rect = RectOf(line.box, gray.size());
     if (rect.width <= 0 || rect.height <= 0)
       continue;
     const std::optional<InkExtent> ink = InkOf(gray, rect);
     if (!ink)
       continue;
-    heights.push_back(ink->bottom - ink->top + 1);
     Narrow(line.box, *ink, rect);
     for (pipeline::Word& w : line.words)
       Narrow(w.box, *ink, rect);
+    for (std::size_t k = 1; k < line.words.size(); ++k)
+      Part(line.words[k - 1].box, line.words[k].box, *ink, rect);
   }
   if (!heights.empty()) {
     const auto mid = heights.begin() + static_cast<std::ptrdiff_t>(heights.size() / 2);
     std::nth_element(heights.begin(), mid, heights.end());
-    out.text_height = *mid;
+    out.text_height = *mid / kBoxPerTextHeight;
   }
   return out;
 }
