@@ -55,12 +55,12 @@ std::vector<Block> AnalyzeLayout(std::span<const pipeline::TextLine> lines,
                                  const PageImage& page_image = {});
 
 // The layout of a page read by OCR from `image`: its upright lines are first measured by their
-// ink (internal/line_ink.h) and cut at a table's column gaps (internal/column_gaps.h), which the
-// detector spans where the cells of a dense table stand close; that needs their words
-// (OcrOptions::word_boxes). `lines` becomes the cut lines, with the detector's geometry, which
-// the blocks index; the blocks are laid out from the lines' ink. A table cell that reads "o"
-// alone in a column of numbers is a zero the recognizer could not tell from the letter: its line
-// reads "0".
+// ink (internal/line_ink.h) and cut at a table's column gaps between two numbers
+// (internal/column_gaps.h), which the detector spans where a dense table's cells stand close;
+// that needs their words (OcrOptions::word_boxes). `lines` becomes the cut lines, with the
+// detector's geometry, which the blocks index; the blocks are laid out from the lines' ink. A
+// table cell that reads "o" alone in a column of numbers is a zero the recognizer could not tell
+// from the letter: its line reads "0".
 std::vector<Block> AnalyzeOcrLayout(std::vector<pipeline::TextLine>& lines, const cv::Mat& image);
 
 // `text` with control whitespace (tab, CR, LF, VT, FF) turned into spaces and trimmed: a
