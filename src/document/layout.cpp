@@ -360,7 +360,8 @@ void ReadLoneZeros(const std::vector<Block>& blocks, std::vector<TextLine>& line
       continue;
     std::vector<int> numbers(static_cast<std::size_t>(block.table.col_count), 0);
     std::vector<int> filled(numbers.size(), 0);
-    std::vector<std::pair<int, std::size_t>> round;  // (column, line) of cells reading "o"
+    std::vector<int> rounds(numbers.size(), 0);
+    std::vector<std::pair<std::size_t, std::size_t>> round;  // (column, line) of lone o's
     for (const TableCell& cell : block.table.cells) {
       if (cell.rows.empty() || cell.col_span != 1)
         continue;
@@ -375,14 +376,11 @@ void ReadLoneZeros(const std::vector<Block>& blocks, std::vector<TextLine>& line
         ++numbers[col];
       } else if ((text == "o" || text == "O") && cell.rows.size() == 1 &&
                  cell.rows[0].size() == 1) {
-        round.emplace_back(cell.col, cell.rows[0][0]);
+        round.emplace_back(col, cell.rows[0][0]);
+        ++rounds[col];
       }
     }
-    std::vector<int> rounds(numbers.size(), 0);
-    for (const auto& [col, i] : round)
-      ++rounds[static_cast<std::size_t>(col)];
-    for (const auto& [col, i] : round) {
-      const auto c = static_cast<std::size_t>(col);
+    for (const auto& [c, i] : round) {
       if (numbers[c] >= kMinNumbersForZero && 2 * numbers[c] >= filled[c] - rounds[c]) {
         lines[i].text = "0";
         for (pipeline::Word& w : lines[i].words)

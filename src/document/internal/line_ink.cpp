@@ -20,12 +20,10 @@ using pipeline::Quad;
 // Grey levels closer than this hold no ink: a blank box, or paper noise.
 constexpr double kMinInkContrast = 40;
 
-// Which columns of a box's axis-aligned rectangle hold ink, relative to the rectangle.
-struct InkExtent {
-  std::vector<bool> column;
-};
+// Whether each column of a box's axis-aligned rectangle holds ink, relative to the rectangle.
+using InkColumns = std::vector<bool>;
 
-std::optional<InkExtent> InkOf(const cv::Mat& gray, const cv::Rect& rect) {
+std::optional<InkColumns> InkOf(const cv::Mat& gray, const cv::Rect& rect) {
   const cv::Mat crop = gray(rect);
   double lo = 0;
   double hi = 0;
@@ -37,12 +35,11 @@ std::optional<InkExtent> InkOf(const cv::Mat& gray, const cv::Rect& rect) {
   // Text is the minority of a line's box: light text on a dark fill is the other side.
   if (2 * cv::countNonZero(dark) > dark.rows * dark.cols)
     cv::bitwise_not(dark, dark);
-  InkExtent ink{std::vector<bool>(static_cast<std::size_t>(dark.cols), false)};
+  InkColumns ink(static_cast<std::size_t>(dark.cols), false);
   for (int y = 0; y < dark.rows; ++y) {
     const auto* row = dark.ptr<unsigned char>(y);
     for (int x = 0; x < dark.cols; ++x)
-      ink.column[static_cast<std::size_t>(x)] =
-          ink.column[static_cast<std::size_t>(x)] || row[x] != 0;
+      ink[static_cast<std::size_t>(x)] = ink[static_cast<std::size_t>(x)] || row[x] != 0;
   }
   return ink;
 }
@@ -91,13 +88,13 @@ void SetSpan(Quad& q, float left, float right) {
 
 // Narrows `q` to the ink columns of `ink` (relative to `rect`) within its own horizontal extent;
 // never widens it.
-void Narrow(Quad& q, const InkExtent& ink, const cv::Rect& rect) {
+void Narrow(Quad& q, const InkColumns& ink, const cv::Rect& rect) {
   const int from = std::max(0, static_cast<int>(std::floor(LeftOf(q))) - rect.x);
   const int to = std::min(rect.width, static_cast<int>(std::ceil(RightOf(q))) - rect.x);
   int first = -1;
   int last = -1;
   for (int x = from; x < to; ++x) {
-    if (ink.column[static_cast<std::size_t>(x)]) {
+    if (ink[static_cast<std::size_t>(x)]) {
       first = first < 0 ? x : first;
       last = x;
     }
@@ -109,7 +106,7 @@ void Narrow(Quad& q, const InkExtent& ink, const cv::Rect& rect) {
 }
 
 // Parts two neighbouring words whose boxes still meet once narrowed (InkLines::lines).
-void Part(Quad& a, Quad& b, const InkExtent& ink, const cv::Rect& rect) {
+void Part(Quad& a, Quad& b, const InkColumns& ink, const cv::Rect& rect) {
   if (RightOf(a) < LeftOf(b))
     return;
   const auto centre = [&](const Quad& q) {
@@ -118,7 +115,7 @@ void Part(Quad& a, Quad& b, const InkExtent& ink, const cv::Rect& rect) {
   int best_start = 0;
   int best_end = 0;
   for (int x = centre(a), start = x; x <= centre(b); ++x) {
-    if (x < centre(b) && !ink.column[static_cast<std::size_t>(x)])
+    if (x < centre(b) && !ink[static_cast<std::size_t>(x)])
       continue;
     if (x - start > best_end - best_start) {
       best_start = start;
@@ -147,7 +144,7 @@ InkLines FitToInk(const std::vector<pipeline::TextLine>& lines, const cv::Mat& p
     const cv::Rect rect = RectOf(line.box, gray.size());
     if (rect.width <= 0 || rect.height <= 0)
       continue;
-    const std::optional<InkExtent> ink = InkOf(gray, rect);
+    const std::optional<InkColumns> ink = InkOf(gray, rect);
     if (!ink)
       continue;
     Narrow(line.box, *ink, rect);
