@@ -18,14 +18,14 @@
 #include "common/utf8.h"
 #include "document/archive_xml.h"
 #include "document/document.h"
-#include "document/layout.h"
 #include "document/render.h"
 #include "fuzz_support.h"
+#include "layout/layout.h"
 
 namespace {
 
-using ocr::document::Block;
-using ocr::document::BlockType;
+using ocr::layout::Block;
+using ocr::layout::BlockType;
 using ocr::pipeline::TextLine;
 
 // Texts that steer the layout: empty and blank lines, list markers, numbers, prose, CJK, markup.
@@ -68,7 +68,7 @@ class Reader {
   std::size_t at_ = 0;
 };
 
-void CheckTable(const ocr::document::Table& t) {
+void CheckTable(const ocr::layout::Table& t) {
   OCR_FUZZ_CHECK(t.row_count >= 1 && t.col_count >= 1);
   OCR_FUZZ_CHECK(t.header_rows >= 0 && t.header_rows < t.row_count);
   std::vector<int> covered(static_cast<std::size_t>(t.row_count * t.col_count), 0);
@@ -131,7 +131,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     lines.push_back(std::move(line));
   }
 
-  const std::vector<Block> blocks = ocr::document::AnalyzeLayout(lines, [&page]() { return page; });
+  const std::vector<Block> blocks = ocr::layout::AnalyzeLayout(lines, [&page]() { return page; });
   std::multiset<std::size_t> seen;
   for (const Block& block : blocks) {
     if (block.type == BlockType::kTable) {
@@ -145,7 +145,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
   }
   for (std::size_t i = 0; i < lines.size(); ++i) {
-    const bool has_text = !ocr::document::NormalizeText(lines[i].text).empty();
+    const bool has_text = !ocr::layout::NormalizeText(lines[i].text).empty();
     OCR_FUZZ_CHECK(seen.count(i) == (has_text ? 1U : 0U));
   }
   const std::string markdown = ocr::document::FormatMarkdown(lines, blocks);

@@ -26,8 +26,8 @@
 #include "cli/exit_codes.h"
 #include "common/clock.h"
 #include "common/text.h"
-#include "document/layout.h"
 #include "image/decode.h"
+#include "layout/layout.h"
 
 namespace ocr::cli {
 
@@ -175,7 +175,7 @@ Result<Sample> OcrOnScheduler(InferenceWorkers& workers, const Input& input,
     sample.times = result->times;
     sample.lines = result->lines.size();
     watch.LapMs();
-    document::AnalyzeOcrLayout(result->lines, *image);
+    layout::AnalyzeOcrLayout(result->lines, *image);
     sample.layout_ms = watch.LapMs();
     done->set_value(sample);
   };
@@ -197,7 +197,7 @@ Result<Sample> OcrInline(const pipeline::Pipeline& pipe, const Input& input,
   sample.times = result.times;
   sample.lines = result.lines.size();
   watch.LapMs();
-  document::AnalyzeOcrLayout(result.lines, image);
+  layout::AnalyzeOcrLayout(result.lines, image);
   sample.layout_ms = watch.LapMs();
   sample.latency_ms = watch.ElapsedMs();
   return sample;

@@ -15,6 +15,7 @@ namespace {
 
 using internal::BoundsOf;
 using internal::PixelBox;
+using layout::Block;
 
 std::string Position(const PixelBox& b) {
   return " HPOS='" + std::to_string(b.x0) + "' VPOS='" + std::to_string(b.y0) + "' WIDTH='" +

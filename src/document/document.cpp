@@ -21,6 +21,9 @@
 namespace ocr::document {
 namespace {
 
+using layout::AnalyzeLayout;
+using layout::AnalyzeOcrLayout;
+using layout::Block;
 using pipeline::Pipeline;
 using pipeline::TextLine;
 
@@ -49,7 +52,7 @@ Result<std::vector<int>> SelectPages(const DocumentOptions& options, int page_co
 }
 
 // Measured peak working set of one page through det, cls and rec beyond its pixels (resized
-// copies, tensors, activations), with margin: BENCHMARKS.md, "Memory".
+// copies, tensors, activations), with margin: docs/benchmarks/throughput.md, "Memory".
 constexpr std::int64_t kInferenceBytes = 96ll << 20;
 constexpr std::int64_t kBytesPerPixel = 6;  // the BGR page and one working copy of it
 // The lowest resolution a scanned PDF page is rendered at for OCR (a fax's coarse mode is 98).
@@ -194,7 +197,8 @@ class ImageReader final : public ReaderBase {
 // A PDF page comes from its text layer when that is usable and force_ocr is off, else it is
 // rendered and OCR'd. poppler is not thread-safe, so `mu_` serializes everything that touches the
 // document; OCR of rendered pages runs in parallel. (One poppler document per thread was tried:
-// TSan finds races inside poppler between two documents read on two threads, BENCHMARKS.md.)
+// TSan finds races inside poppler between two documents read on two threads:
+// docs/benchmarks/documents-and-archives.md.)
 class PdfReader final : public ReaderBase {
  public:
   static Result<std::unique_ptr<PageReader>> Open(std::span<const std::uint8_t> bytes,

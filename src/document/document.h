@@ -22,8 +22,8 @@
 
 #include "common/status.h"
 #include "common/task_runner.h"
-#include "document/layout.h"
 #include "document/limits.h"
+#include "layout/layout.h"
 #include "pipeline/pipeline.h"
 
 namespace ocr::document {
@@ -47,8 +47,8 @@ struct DocumentPage {
   int height = 0;
   bool from_text_layer = false;  // "text_layer" rather than "ocr"
   std::vector<pipeline::TextLine> lines;
-  std::vector<Block> blocks;   // the lines laid out (layout.h), in reading order
-  pipeline::StageTimes times;  // zero for text-layer pages
+  std::vector<layout::Block> blocks;  // the lines laid out (layout.h), in reading order
+  pipeline::StageTimes times;         // zero for text-layer pages
 };
 
 struct DocumentResult {

@@ -15,6 +15,7 @@ namespace {
 
 using internal::BoundsOf;
 using internal::PixelBox;
+using layout::Block;
 
 std::string BboxText(const PixelBox& b) {
   return "bbox " + std::to_string(b.x0) + " " + std::to_string(b.y0) + " " + std::to_string(b.x1) +

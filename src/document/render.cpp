@@ -10,11 +10,19 @@
 
 #include "common/text.h"
 #include "document/archive_xml.h"
-#include "document/layout.h"
+#include "layout/layout.h"
 
 namespace ocr::document {
 namespace {
 
+using layout::AnalyzeLayout;
+using layout::Block;
+using layout::BlockType;
+using layout::ListMarker;
+using layout::NormalizeText;
+using layout::Table;
+using layout::TableCell;
+using layout::TextRows;
 using pipeline::TextLine;
 
 // Backslash-escapes every ASCII punctuation character that can start or close Markdown markup

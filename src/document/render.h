@@ -12,7 +12,7 @@
 
 #include "common/status.h"
 #include "document/document.h"
-#include "document/layout.h"
+#include "layout/layout.h"
 #include "pipeline/types.h"
 
 namespace ocr::document {
@@ -32,7 +32,7 @@ bool NeedsWordBoxes(OutputFormat format);
 
 // The page's blocks; laid out from its lines (without rulings) when it carries none, as a page
 // built by hand does.
-std::vector<Block> PageBlocks(const DocumentPage& page);
+std::vector<layout::Block> PageBlocks(const DocumentPage& page);
 
 // One page in `format` (empty for kJson): FormatText, or FormatMarkdown / FormatHtml over the
 // page's blocks (laid out now when the page carries none); hOCR and ALTO of the page alone.
@@ -47,21 +47,22 @@ std::string FormatText(std::span<const pipeline::TextLine> lines);
 // tables as GitHub-flavoured pipe tables (as HTML where cells span); characters that Markdown
 // would interpret escaped with a backslash. The overload without blocks lays the lines out first.
 std::string FormatMarkdown(std::span<const pipeline::TextLine> lines,
-                           std::span<const Block> blocks);
+                           std::span<const layout::Block> blocks);
 std::string FormatMarkdown(std::span<const pipeline::TextLine> lines);
 
 // The same structure as semantic HTML: <h1>-<h3>, <p> (rows separated by <br>), <ul>/<ol> of
 // <li>, <table> (with <thead> when a header row is evident, rowspan/colspan), text HTML-escaped.
 // A fragment, not a whole document.
-std::string FormatHtml(std::span<const pipeline::TextLine> lines, std::span<const Block> blocks);
+std::string FormatHtml(std::span<const pipeline::TextLine> lines,
+                       std::span<const layout::Block> blocks);
 std::string FormatHtml(std::span<const pipeline::TextLine> lines);
 
 // A block's text on one line: its lines (a table's cells, row-major) joined by spaces.
-std::string BlockText(std::span<const pipeline::TextLine> lines, const Block& block);
+std::string BlockText(std::span<const pipeline::TextLine> lines, const layout::Block& block);
 
 // One block's element as FormatHtml writes it (<p>, <hN>, <li> without its list, <table>), with
 // no newline after it: marker's JSON gives each block its html.
-std::string BlockHtml(std::span<const pipeline::TextLine> lines, const Block& block);
+std::string BlockHtml(std::span<const pipeline::TextLine> lines, const layout::Block& block);
 
 // The document as text, Markdown or HTML, page after page. With `paginate`, text and Markdown
 // are paginated exactly as marker's server does it (spec/API.md: "\n\n{N}" + 48 dashes +

@@ -13,7 +13,7 @@
 
 #include "common/unicode_fold.h"
 #include "common/utf8.h"
-#include "document/internal/column_gaps.h"
+#include "layout/column_gaps.h"
 
 namespace ocr::document {
 namespace {
@@ -188,8 +188,8 @@ std::vector<pipeline::TextLine> GroupIntoLines(std::span<const pdf::Word> words)
   lines.reserve(builders.size());
   for (const LineBuilder& b : builders)
     lines.push_back(Finish(b));
-  const internal::ColumnCuts cuts = internal::FindColumnGaps(lines, typical_height, true);
-  return internal::CutLines(std::move(lines), cuts);
+  const layout::ColumnCuts cuts = layout::FindColumnGaps(lines, typical_height, true);
+  return layout::CutLines(std::move(lines), cuts);
 }
 
 bool IsUsableTextLayer(std::span<const pipeline::TextLine> lines) {

@@ -32,15 +32,15 @@ std::string PageId(int page) {
 }
 
 // marker's name for each kind of block.
-std::string_view MarkerBlockType(document::BlockType type) {
+std::string_view MarkerBlockType(layout::BlockType type) {
   switch (type) {
-    case document::BlockType::kParagraph:
+    case layout::BlockType::kParagraph:
       return "Text";
-    case document::BlockType::kHeading:
+    case layout::BlockType::kHeading:
       return "SectionHeader";
-    case document::BlockType::kListItem:
+    case layout::BlockType::kListItem:
       return "ListItem";
-    case document::BlockType::kTable:
+    case layout::BlockType::kTable:
       return "Table";
   }
   return "Text";
@@ -75,20 +75,20 @@ OrderedJson BlockJson(std::string id, std::string_view type, std::string html, d
 // leaves). Each carries the section hierarchy above it (heading level -> the heading's id), which
 // runs on from page to page as marker's does.
 OrderedJson PageChildren(const document::DocumentPage& page, OrderedJson& hierarchy) {
-  const std::vector<document::Block> blocks = document::PageBlocks(page);
+  const std::vector<layout::Block> blocks = document::PageBlocks(page);
   OrderedJson children = OrderedJson::array();
   std::size_t n = 0;  // block ids number the page's blocks, as marker's do
   for (std::size_t i = 0; i < blocks.size(); ++i) {
-    const document::Block& block = blocks[i];
+    const layout::Block& block = blocks[i];
     const std::string_view type = MarkerBlockType(block.type);
-    if (block.type == document::BlockType::kHeading) {
+    if (block.type == layout::BlockType::kHeading) {
       // A heading closes the sections below its level.
       for (auto it = hierarchy.begin(); it != hierarchy.end();) {
         it = std::stoi(it.key()) >= block.level ? hierarchy.erase(it) : std::next(it);
       }
       hierarchy[std::to_string(block.level)] = BlockId(page.page, type, n);
     }
-    if (block.type != document::BlockType::kListItem) {
+    if (block.type != layout::BlockType::kListItem) {
       children.push_back(BlockJson(BlockId(page.page, type, n++), type,
                                    document::BlockHtml(page.lines, block), block.left, block.top,
                                    block.right, block.bottom, nullptr, hierarchy));
@@ -96,7 +96,7 @@ OrderedJson PageChildren(const document::DocumentPage& page, OrderedJson& hierar
     }
     // A run of list items of one kind is one list.
     std::size_t end = i;
-    while (end < blocks.size() && blocks[end].type == document::BlockType::kListItem &&
+    while (end < blocks.size() && blocks[end].type == layout::BlockType::kListItem &&
            blocks[end].ordered == block.ordered)
       ++end;
     const std::string group_id = BlockId(page.page, "ListGroup", n++);
@@ -107,7 +107,7 @@ OrderedJson PageChildren(const document::DocumentPage& page, OrderedJson& hierar
     double x1 = block.right;
     double y1 = block.bottom;
     for (std::size_t k = i; k < end; ++k) {
-      const document::Block& item = blocks[k];
+      const layout::Block& item = blocks[k];
       const std::string id = BlockId(page.page, "ListItem", n++);
       html += "<content-ref src='" + id + "'></content-ref>";
       items.push_back(BlockJson(id, "ListItem", document::BlockHtml(page.lines, item), item.left,
@@ -190,8 +190,8 @@ OrderedJson Chunks(const document::DocumentResult& document) {
 OrderedJson TableOfContents(const document::DocumentResult& document) {
   OrderedJson toc = OrderedJson::array();
   for (const document::DocumentPage& page : document.pages) {
-    for (const document::Block& block : document::PageBlocks(page)) {
-      if (block.type != document::BlockType::kHeading)
+    for (const layout::Block& block : document::PageBlocks(page)) {
+      if (block.type != layout::BlockType::kHeading)
         continue;
       toc.push_back({{"title", document::BlockText(page.lines, block)},
                      {"heading_level", block.level},
@@ -209,7 +209,7 @@ OrderedJson PageStats(const document::DocumentResult& document) {
     if (!page.lines.empty())
       counts.push_back(OrderedJson::array({"Line", page.lines.size()}));
     std::map<std::string_view, std::size_t> kinds;
-    for (const document::Block& block : document::PageBlocks(page))
+    for (const layout::Block& block : document::PageBlocks(page))
       ++kinds[MarkerBlockType(block.type)];
     for (const auto& [kind, count] : kinds)
       counts.push_back(OrderedJson::array({kind, count}));

@@ -18,7 +18,7 @@ nlohmann::json IndicesJson(const std::vector<std::size_t>& indices) {
   return out;
 }
 
-nlohmann::json FlatIndicesJson(const document::TextRows& rows) {
+nlohmann::json FlatIndicesJson(const layout::TextRows& rows) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& row : rows)
     for (std::size_t i : row)
@@ -28,25 +28,25 @@ nlohmann::json FlatIndicesJson(const document::TextRows& rows) {
 
 }  // namespace
 
-nlohmann::json BlocksJson(std::span<const document::Block> blocks) {
+nlohmann::json BlocksJson(std::span<const layout::Block> blocks) {
   nlohmann::json out = nlohmann::json::array();
-  for (const document::Block& block : blocks) {
-    nlohmann::json item = {{"type", document::BlockTypeName(block.type)},
+  for (const layout::Block& block : blocks) {
+    nlohmann::json item = {{"type", layout::BlockTypeName(block.type)},
                            {"bbox",
                             {static_cast<double>(block.left), static_cast<double>(block.top),
                              static_cast<double>(block.right), static_cast<double>(block.bottom)}},
                            {"lines", IndicesJson(block.Lines())}};
-    if (block.type == document::BlockType::kHeading)
+    if (block.type == layout::BlockType::kHeading)
       item["level"] = block.level;
-    if (block.type == document::BlockType::kListItem)
+    if (block.type == layout::BlockType::kListItem)
       item["ordered"] = block.ordered;
-    if (block.type == document::BlockType::kTable) {
-      const document::Table& table = block.table;
+    if (block.type == layout::BlockType::kTable) {
+      const layout::Table& table = block.table;
       item["rows"] = table.row_count;
       item["columns"] = table.col_count;
       item["header_rows"] = table.header_rows;
       nlohmann::json cells = nlohmann::json::array();
-      for (const document::TableCell& cell : table.cells) {
+      for (const layout::TableCell& cell : table.cells) {
         cells.push_back({{"row", cell.row},
                          {"col", cell.col},
                          {"row_span", cell.row_span},

@@ -26,7 +26,7 @@ nlohmann::json OcrResponseJson(std::span<const pipeline::TextLine> lines, double
 // [left, top, right, bottom], "lines": indices into the page's results}], with "level" for
 // headings, "ordered" for list items, and "rows", "columns", "header_rows" and "cells": [{"row",
 // "col", "row_span", "col_span", "lines"}] (row-major) for tables.
-nlohmann::json BlocksJson(std::span<const document::Block> blocks);
+nlohmann::json BlocksJson(std::span<const layout::Block> blocks);
 
 // One page of a document answer: {"page", "width", "height", "source", "results", "blocks"}.
 nlohmann::json PageJson(const document::DocumentPage& page, bool words = false);

@@ -53,7 +53,7 @@ pipeline::Quad QuadFrom(const Json& j) {
   return quad;
 }
 
-Json RowsJson(const document::TextRows& rows) {
+Json RowsJson(const layout::TextRows& rows) {
   Json out = Json::array();
   for (const std::vector<std::size_t>& row : rows)
     out.push_back(row);
@@ -61,8 +61,8 @@ Json RowsJson(const document::TextRows& rows) {
 }
 
 // Line indices must point into the page's lines: a stored page is data, not trusted code.
-document::TextRows RowsFrom(const Json& j, std::size_t lines) {
-  document::TextRows rows;
+layout::TextRows RowsFrom(const Json& j, std::size_t lines) {
+  layout::TextRows rows;
   for (const Json& row : j) {
     std::vector<std::size_t>& indices = rows.emplace_back();
     for (const Json& index : row) {
@@ -84,10 +84,10 @@ int SpanFrom(const Json& j, int limit) {
 
 // [type, [left, top, right, bottom], rows, level, ordered, table] with table = [rows, columns,
 // header_rows, [left, top, right, bottom], [[row, col, row_span, col_span, rows], ...]].
-Json BlockJson(const document::Block& block) {
-  const document::Table& t = block.table;
+Json BlockJson(const layout::Block& block) {
+  const layout::Table& t = block.table;
   Json cells = Json::array();
-  for (const document::TableCell& c : t.cells)
+  for (const layout::TableCell& c : t.cells)
     cells.push_back({c.row, c.col, c.row_span, c.col_span, RowsJson(c.rows)});
   return {static_cast<int>(block.type),
           {Finite(block.left), Finite(block.top), Finite(block.right), Finite(block.bottom)},
@@ -99,14 +99,14 @@ Json BlockJson(const document::Block& block) {
            std::move(cells)}};
 }
 
-document::Block BlockFrom(const Json& j, std::size_t lines) {
+layout::Block BlockFrom(const Json& j, std::size_t lines) {
   if (!j.is_array() || j.size() != 6)
     throw std::invalid_argument("a block has 6 fields");
-  document::Block block;
+  layout::Block block;
   const int type = IntFrom(j[0]);
-  if (type > static_cast<int>(document::BlockType::kTable))
+  if (type > static_cast<int>(layout::BlockType::kTable))
     throw std::out_of_range("unknown block type");
-  block.type = static_cast<document::BlockType>(type);
+  block.type = static_cast<layout::BlockType>(type);
   block.left = FloatFrom(j[1].at(0));
   block.top = FloatFrom(j[1].at(1));
   block.right = FloatFrom(j[1].at(2));
@@ -115,13 +115,13 @@ document::Block BlockFrom(const Json& j, std::size_t lines) {
   block.level = SpanFrom(j[3], 6);
   block.ordered = j[4].get<bool>();
   const Json& t = j[5];
-  document::Table& table = block.table;
+  layout::Table& table = block.table;
   // Tables are bounded by the lines they hold: a grid larger than that is not a stored table.
   const int limit = static_cast<int>(std::min<std::size_t>(lines + 1, 1 << 16));
   table.row_count = SpanFrom(t.at(0), limit);
   table.col_count = SpanFrom(t.at(1), limit);
   if (static_cast<std::size_t>(table.row_count) * static_cast<std::size_t>(table.col_count) >
-      document::kMaxTableCells)
+      layout::kMaxTableCells)
     throw std::out_of_range("a table has more cells than a page's table can");
   table.header_rows = SpanFrom(t.at(2), table.row_count);
   table.left = FloatFrom(t.at(3).at(0));
@@ -130,7 +130,7 @@ document::Block BlockFrom(const Json& j, std::size_t lines) {
   table.bottom = FloatFrom(t.at(3).at(3));
   int previous_row = 0;
   for (const Json& c : t.at(4)) {
-    document::TableCell cell;
+    layout::TableCell cell;
     cell.row = SpanFrom(c.at(0), table.row_count - 1);
     cell.col = SpanFrom(c.at(1), table.col_count - 1);
     cell.row_span = SpanFrom(c.at(2), table.row_count - cell.row);
@@ -158,7 +158,7 @@ std::string EncodePage(const document::DocumentPage& page) {
     lines.push_back({line.text, Finite(line.confidence), QuadJson(line.box), std::move(words)});
   }
   Json blocks = Json::array();
-  for (const document::Block& block : page.blocks)
+  for (const layout::Block& block : page.blocks)
     blocks.push_back(BlockJson(block));
   const Json j = {page.page,        page.width,       page.height, page.from_text_layer,
                   std::move(lines), std::move(blocks)};

@@ -24,6 +24,7 @@ namespace ocr::document {
 namespace {
 
 namespace pt = ocr::pdf::testing;
+using layout::BlockType;
 using pipeline::TextLine;
 using pipeline::Word;
 using pt::WithoutSpaces;

@@ -115,7 +115,7 @@ COUNTED_TYPES = ("ListItem", "SectionHeader", "Table", "Text")  # block_counts a
 # Text as HTML-escaped: no tag, no bare "&".
 ESCAPED_CHAR = r"(?:[^<>&]|&(?:amp|lt|gt|quot|#39|#x27|apos);)"
 ESCAPED = ESCAPED_CHAR + "*"
-# A list item's bullet or number and its space (document::ListMarker), which its <li> leaves out.
+# A list item's bullet or number and its space (layout::ListMarker), which its <li> leaves out.
 LIST_MARKER = re.compile(r"(?:[\u2022\u00b7\u25aa\u25cf\u25cb\u25a0\u25a1\u25c6\u25ba\u2013*-]"
                          r"|\d{1,2}[.)]) (?=.)")
 

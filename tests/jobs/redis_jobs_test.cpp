@@ -106,11 +106,11 @@ TEST(PageCodecTest, RoundTripsLinesWordsAndSource) {
   EXPECT_EQ(EncodePage(*back), EncodePage(page));
 
   // Blocks travel with the page: a paragraph and a table whose header cell spans two columns.
-  document::Block paragraph;
+  layout::Block paragraph;
   paragraph.rows = {{0}};
   paragraph.right = 90;
-  document::Block table;
-  table.type = document::BlockType::kTable;
+  layout::Block table;
+  table.type = layout::BlockType::kTable;
   table.table.row_count = 2;
   table.table.col_count = 2;
   table.table.header_rows = 1;
@@ -120,7 +120,7 @@ TEST(PageCodecTest, RoundTripsLinesWordsAndSource) {
   ASSERT_OK(with_blocks);
   ASSERT_EQ(with_blocks->blocks.size(), 2u);
   EXPECT_FLOAT_EQ(with_blocks->blocks[0].right, 90.0f);
-  EXPECT_EQ(with_blocks->blocks[1].type, document::BlockType::kTable);
+  EXPECT_EQ(with_blocks->blocks[1].type, layout::BlockType::kTable);
   EXPECT_EQ(with_blocks->blocks[1].table.cells[0].col_span, 2);
   EXPECT_EQ(with_blocks->blocks[1].Lines(), (std::vector<std::size_t>{1, 0}));
   EXPECT_EQ(EncodePage(*with_blocks), EncodePage(page));
