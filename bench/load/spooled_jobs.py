@@ -22,8 +22,8 @@ from the POST to `succeeded` (polled every 50 ms), and the answer time of `POST 
 and their ratios.
 
 --jpegs-from: a scanned PDF whose JPEGs (pdfimages -j, poppler-utils) become the pages. Numbers
-for BENCHMARKS.md ("Jobs on disk"). Exit 0 when the disk store accepted every job with RSS within
-budget + models + 64 MB, 1 otherwise.
+for docs/benchmarks/jobs.md ("Jobs on disk"). Exit 0 when the disk store accepted every job with
+RSS within budget + models + 64 MB, 1 otherwise.
 """
 import argparse
 import glob

@@ -20,7 +20,7 @@ std::vector<ModelSpec> DefaultSetsIn(const std::filesystem::path& models_dir) {
     return specs;
   specs.push_back({"ppocrv4", (models_dir / "ppocrv4").lexically_normal()});
   // The int8 set scripts/quantize-models makes is served beside it; it stays second (not the
-  // default): BENCHMARKS.md, "int8 models, second step", says why.
+  // default): docs/benchmarks/int8.md, "int8 models, second step", says why.
   const std::filesystem::path int8 = models_dir / "ppocrv4-int8";
   if (std::filesystem::is_regular_file(int8 / "det" / "det.onnx", ec) &&
       std::filesystem::is_regular_file(int8 / "rec" / "rec.onnx", ec)) {

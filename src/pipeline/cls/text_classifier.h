@@ -29,7 +29,8 @@ struct ClsOptions {
 
 // The classifier misjudges a few lines of a page, each then read upside down as garbage: 4 of
 // the 241 upright lines of a synthetic page, 8 of the 36 of an upside-down receipt
-// (BENCHMARKS.md, "Line direction"). A clear majority of the page says which way it faces.
+// (docs/benchmarks/accuracy.md, "Line direction"). A clear majority of the page says which way
+// it faces.
 inline constexpr double kPageVoteShare = 0.75;
 inline constexpr size_t kPageVoteMinLines = 3;
 

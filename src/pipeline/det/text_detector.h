@@ -35,7 +35,7 @@ inline constexpr int kMinDetLimitSideLen = 32;
 inline constexpr int kMaxDetSide = 4000;
 
 // kAuto's second pass. DB detection finds lines best when their boxes are about 24 detector
-// pixels tall; at 960 px a dense page's boxes are 12 to 17 (BENCHMARKS.md, "Detection
+// pixels tall; at 960 px a dense page's boxes are 12 to 17 (docs/benchmarks/accuracy.md, "Detection
 // resolution"). The finer map of the second pass draws tighter boxes (0.8 of the text's height
 // against 1.2 to 1.4 at 960 px, measured on the synthetic pages), which crop ascenders and the
 // margin the recognizer reads word gaps from, so its boxes grow by a larger unclip ratio. 2.5 read
@@ -56,8 +56,8 @@ struct DetOptions {
 // A page whose ink and paper lie closer than kLowContrastRange of 255 levels apart (its
 // luminance from the 0.5th to the 99.5th percentile) is stretched linearly to the full range.
 // The DB detector's map is faint on such pages; on the synthetic pages every low_contrast one
-// spans 32 to 94 levels and every other page 146 or more (BENCHMARKS.md, "Low contrast and
-// blur"). Only the detector's input: stretching the recognizer's crops read worse.
+// spans 32 to 94 levels and every other page 146 or more (docs/benchmarks/accuracy.md, "Low
+// contrast and blur"). Only the detector's input: stretching the recognizer's crops read worse.
 inline constexpr int kLowContrastRange = 128;
 
 // Stretches CV_8UC3 `image` in place when its luminance range is under kLowContrastRange (and

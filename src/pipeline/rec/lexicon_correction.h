@@ -24,8 +24,9 @@ struct LexiconRule {
   // A word is unsure when one of its letters' columns gave that letter less than this.
   float unsure = 0.9f;
   // Nats: how much less probable than the reading a lexicon word may be and still replace it
-  // (e^-5, about 1/150). Measured on the forms set and the real 100-dpi pages (BENCHMARKS.md,
-  // "Lexicon"): from 3 to 5 nats it finds 14 more true words and loses none; at 8 it loses some.
+  // (e^-5, about 1/150). Measured on the forms set and the real 100-dpi pages
+  // (docs/benchmarks/accuracy.md, "Lexicon"): from 3 to 5 nats it finds 14 more true words and
+  // loses none; at 8 it loses some.
   double margin = 5.0;
   // The same for a word shorter than the reading: dropping a letter costs the columns little
   // where the blank is its runner-up, as beside every narrow letter, so a shorter word must be at

@@ -3,9 +3,10 @@
 // each: a doubled letter and a word gap each need a blank column of their own, and at that pitch
 // one of them goes without ("call the" read "callthe" from the columns `c _ a l l _ l t` on a
 // 100-dpi fax). The same crop 1.25 times wider gives every character more columns. It reads
-// blurred 100-dpi scans much better and clean small renders slightly worse (BENCHMARKS.md, "A
-// second, wider reading"), so it is only a second opinion: the recognizer's confidence picks
-// between the two readings, and only lines it read with less than 0.85 pay for one.
+// blurred 100-dpi scans much better and clean small renders slightly worse
+// (docs/benchmarks/accuracy.md, "A second, wider reading"), so it is only a second opinion: the
+// recognizer's confidence picks between the two readings, and only lines it read with less than
+// 0.85 pay for one.
 // Thread-safety: pure functions.
 #pragma once
 

@@ -21,9 +21,9 @@
 
 namespace ocr::pipeline {
 
-// Defaults chosen by measurement (BENCHMARKS.md, "Recognition batch shapes"): one crop per call
-// at its own width costs about 40% less CPU than the reference's batches of 6 padded to at least
-// 320 px, and the batches then spread over idle cores one crop at a time.
+// Defaults chosen by measurement (docs/benchmarks/throughput.md, "Recognition batch shapes"): one
+// crop per call at its own width costs about 40% less CPU than the reference's batches of 6 padded
+// to at least 320 px, and the batches then spread over idle cores one crop at a time.
 struct RecOptions {
   int batch_size = 1;  // the reference: 6
   // Narrowest input, pixels at the model's height. The reference pads every batch to at least

@@ -1,9 +1,9 @@
 // Word spaces the recognizer saw but did not write. PP-OCR's multilingual recognizers often give
 // the blank, not the space class, the columns between two Latin words ("TotalAmount"), a
 // complaint as old as the models. The space class still rises in those columns: measured on the
-// synthetic pages (BENCHMARKS.md, "Word spaces"), it reaches 0.05 in 97% of the gaps between Latin
-// characters where the page has a space and in 0.02% of those inside words, while the columns' own
-// spacing (8 input pixels each, 2 to 3 per letter) cannot tell the two apart.
+// synthetic pages (docs/benchmarks/accuracy.md, "Word spaces"), it reaches 0.05 in 97% of the gaps
+// between Latin characters where the page has a space and in 0.02% of those inside words, while
+// the columns' own spacing (8 input pixels each, 2 to 3 per letter) cannot tell the two apart.
 // Thread-safety: pure functions.
 #pragma once
 
