@@ -23,7 +23,7 @@
 #include "fuzz_support.h"
 #include "http/api.h"
 #include "http/service.h"
-#include "jobs/job_store.h"
+#include "jobs/local_jobs.h"
 #include "pipeline/model_set.h"
 #include "pipeline/pipeline.h"
 #include "sched/memory_budget.h"
@@ -54,7 +54,7 @@ struct FuzzApi {
   const http::Api& api;
   std::span<const pipeline::Pipeline* const> pipelines;
   const sched::MemoryBudget& budget;
-  jobs::JobStore& jobs;  // jobs and streams
+  jobs::LocalJobs& jobs;  // jobs and streams
 };
 
 inline FuzzApi SharedApi() {

@@ -30,10 +30,9 @@
 #include "common/text.h"
 #include "document/document.h"
 #include "document/render.h"
-#include "document/searchable_pdf.h"
 #include "engine/ort_model.h"
+#include "http/answer.h"
 #include "http/error_mapping.h"
-#include "http/response_json.h"
 #include "image/decode.h"
 #include "pipeline/pipeline.h"
 #include "sched/scheduler.h"
@@ -60,6 +59,10 @@ CLI::App* AddRunCommand(CLI::App& app, RunOptions& o) {
       "shapes, raw recognizer text (slower; for parity checks; the reading flags given with "
       "it apply over it)");
   cmd->add_flag("--paginate", o.paginate, "Separate pages in text, markdown and html output");
+  cmd->add_flag("--pdfa,!--no-pdfa", o.pdfa,
+                "--format pdf: write PDF/A-2b (XMP metadata, an sRGB output intent) (off by "
+                "default)")
+      ->envname("ONNXOCR_PDFA");
   cmd->add_option("-o,--output", o.output,
                   "Write to this file instead of stdout (--format pdf: the searchable PDF; "
                   "without -o it goes to stdout when that is not a terminal)");
@@ -305,8 +308,9 @@ void SubmitFiles(const RunOptions& o, InferenceWorkers& workers,
 // that failed (0 when none did); each failure is told on stderr (and, for JSON, put in the file's
 // place).
 int ReadAll(const RunOptions& o, InferenceWorkers& workers,
-            const document::DocumentOptions& doc_options, document::OutputFormat format,
-            bool word_boxes, std::optional<Result<std::string>> first, std::string& out) {
+            const document::DocumentOptions& doc_options, const document::AnswerShape& answer,
+            std::optional<Result<std::string>> first, std::string& out) {
+  const document::OutputFormat format = answer.format;
   const bool pdf = format == document::OutputFormat::kPdf;
   int exit_code = kExitOk;
   nlohmann::json all = nlohmann::json::array();
@@ -326,9 +330,10 @@ int ReadAll(const RunOptions& o, InferenceWorkers& workers,
         AsBytes(read.bytes.ok() ? *read.bytes : std::string_view());
     if (doc.ok() && pdf) {
       Stopwatch layer_watch;
-      Result<std::string> written = document::WriteSearchablePdf(data, *doc, doc_options);
+      Result<http::Reply> written =
+          http::AnswerReply(*doc, answer, read.seconds, false, {data, &doc_options, name});
       if (written.ok()) {
-        out = std::move(written).value();
+        out = std::move(written->body);
         // What the layer cost beside the reading, for anyone weighing the PDF against text.
         bar.Clear();
         std::cerr << fmt::format(
@@ -353,14 +358,12 @@ int ReadAll(const RunOptions& o, InferenceWorkers& workers,
       // Images print the JSON form's answer; PDFs and multi-frame TIFFs the multipart form's,
       // with pages.
       const bool is_pdf = image::SniffFormat(data) == image::Format::kPdf;
-      all.push_back(
-          is_pdf || doc->page_count > 1
-              ? http::DocumentResponseJson(*doc, format, false, read.seconds, word_boxes)
-              : http::OcrResponseJson(doc->pages.front().lines, read.seconds, word_boxes));
+      all.push_back(http::AnswerJson(*doc, answer, read.seconds,
+                                     /*one_page=*/!is_pdf && doc->page_count <= 1));
     } else if (!pdf) {
       if (o.files.size() > 1)
         out += "==> " + name + " <==\n";
-      out += document::FormatDocument(*doc, format, o.paginate);
+      out += document::FormatDocument(*doc, format, answer.paginate);
     }
   }
   bar.Clear();
@@ -384,9 +387,9 @@ int Run(const RunOptions& o) {
   document::DocumentOptions doc_options = o.input.Options(base);
   if (const int code = CheckRunFlags(o, doc_options, pdf); code != kExitOk)
     return code;
-  const bool word_boxes = doc_options.ocr.word_boxes;
+  const document::AnswerShape answer{*format, o.paginate, doc_options.ocr.read_words, o.pdfa};
   if (document::NeedsWordBoxes(*format))
-    doc_options.ocr.word_boxes = true;
+    doc_options.ocr.read_words = true;
 
   image::QuietCodecWarnings();
   // OpenCV's loops run on the calling worker, as in the server: its own pool beside the workers
@@ -424,8 +427,7 @@ int Run(const RunOptions& o) {
   }
 
   std::string out;
-  const int exit_code =
-      ReadAll(o, **workers, doc_options, *format, word_boxes, std::move(first), out);
+  const int exit_code = ReadAll(o, **workers, doc_options, answer, std::move(first), out);
   if (pdf && exit_code != kExitOk)
     return exit_code;  // no PDF was made: write nothing
   if (!WriteOutput(o.output, out)) {

@@ -20,6 +20,7 @@ struct RunOptions {
   std::string progress = "auto";   // auto (when stderr is a terminal), on or off
   int threads = 0;                 // inference workers; 0 = one per usable core
   bool paginate = false;           // page separators in text, markdown and html output
+  bool pdfa = false;               // --format pdf writes PDF/A-2b
   bool reference = false;          // read as the reference pipeline does (parity checks)
 };
 

@@ -28,6 +28,10 @@ namespace ocr::cli {
 CLI::App* AddServeCommand(CLI::App& app, ServeOptions& o) {
   CLI::App* cmd = app.add_subcommand("serve", "Serve the HTTP API");
   AddInputFlags(*cmd, o.input, document::kServerFlag);
+  cmd->add_flag("--pdfa,!--no-pdfa", o.pdfa,
+                "output_format=pdf: write PDF/A-2b (XMP metadata, an sRGB output intent) (off by "
+                "default)")
+      ->envname("ONNXOCR_PDFA");
   cmd->add_option("--host", o.host, "Address to listen on")
       ->envname("ONNXOCR_HOST")
       ->capture_default_str();
@@ -200,6 +204,7 @@ int Serve(const ServeOptions& o) {
   config.max_body_bytes = static_cast<std::uint64_t>(o.max_body_mb) << 20;
   config.limits = o.input.limits;
   config.options = o.input.Options();
+  config.answer.pdfa = o.pdfa;
   config.read_timeout = std::chrono::seconds(o.read_timeout);
   config.request_timeout = std::chrono::seconds(o.request_timeout);
   config.max_connections = o.max_connections;

@@ -32,6 +32,7 @@ struct ServeOptions {
   int max_connections = 1024;
   int memory_budget_mb = 0;  // 0 = from the cgroup memory limit (none without one); -1 = off
   std::string cors_origin;   // "" = CORS off
+  bool pdfa = false;         // output_format=pdf writes PDF/A-2b unless a request says
   std::string log_format = "json";
   std::string log_level = "info";
 };

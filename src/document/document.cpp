@@ -117,13 +117,13 @@ struct PageContext {
 Result<DocumentPage> OcrPage(int page, const cv::Mat& image, const PageContext& context) {
   // Laid out, the lines are cut at a table's column gaps, found from their words.
   pipeline::OcrOptions ocr_options = context.options.ocr;
-  ocr_options.word_boxes = ocr_options.word_boxes || context.options.layout;
+  ocr_options.read_words = ocr_options.read_words || context.options.layout;
   OCR_ASSIGN_OR_RETURN(pipeline::OcrResult ocr,
                        context.pipeline.Run(image, ocr_options, context.stop, &context.runner));
   std::vector<Block> blocks;
   if (context.options.layout) {
     blocks = AnalyzeOcrLayout(ocr.lines, image);
-    if (!context.options.ocr.word_boxes) {
+    if (!context.options.ocr.read_words) {
       for (TextLine& line : ocr.lines)
         line.words.clear();
     }
@@ -241,7 +241,7 @@ class PdfReader final : public ReaderBase {
       if (layer.usable) {
         OCR_ASSIGN_OR_RETURN(const cv::Size size, document_->PageSize(p));
         // Text-layer lines always know their words; like OCR'd lines, they carry them on request.
-        if (!context.options.ocr.word_boxes) {
+        if (!context.options.ocr.read_words) {
           for (TextLine& line : layer.lines)
             line.words.clear();
         }

@@ -31,7 +31,6 @@ namespace ocr::document {
 struct DocumentOptions {
   pipeline::OcrOptions ocr;
   bool force_ocr = false;  // OCR PDF pages even where they have a text layer
-  bool pdfa = false;       // output_format=pdf writes PDF/A-2b (searchable_pdf.h)
   std::string page_range;  // "" = every page; else as ParsePageRange
   InputLimits limits;
   // Lay each page's lines out into blocks (DocumentPage::blocks). Off for answers that use only

@@ -11,24 +11,12 @@
 #include <vector>
 
 #include "common/status.h"
+#include "document/answer.h"
 #include "document/document.h"
 #include "layout/layout.h"
 #include "pipeline/types.h"
 
 namespace ocr::document {
-
-// kPdf is the searchable PDF (searchable_pdf.h): not text, so FormatDocument writes nothing.
-enum class OutputFormat { kJson, kText, kMarkdown, kHtml, kHocr, kAlto, kPdf };
-
-// Accepts "json", "text", "markdown", "html", "hocr", "alto", "pdf" (case-insensitive);
-// kInvalidArgument otherwise, with a message that lists the accepted values.
-Result<OutputFormat> ParseOutputFormat(std::string_view name);
-
-std::string_view OutputFormatName(OutputFormat format);
-
-// Whether `format` places each word (hOCR, ALTO, PDF): its pages are read with word boxes
-// whatever the request says of listing them.
-bool NeedsWordBoxes(OutputFormat format);
 
 // The page's blocks; laid out from its lines (without rulings) when it carries none, as a page
 // built by hand does.

@@ -15,7 +15,8 @@ using pipeline::LimitType;
 constexpr unsigned kEverywhere = kJsonForm | kMultipartForm | kRunFlag | kServerFlag;
 constexpr unsigned kDocumentForms = kMultipartForm | kRunFlag | kServerFlag;
 
-const std::array<RequestOption, 12> kOptions = {{
+// Sized by its entries, so that taking one out leaves no empty entry behind.
+const auto kOptions = std::to_array<RequestOption>({
     {"cls", OptionKind::kBool, kEverywhere, "cls", false, 0, 0, "",
      "Turn text lines that the direction classifier finds upside down (ignored by model sets "
      "without a classifier)",
@@ -29,8 +30,8 @@ const std::array<RequestOption, 12> kOptions = {{
      }},
     {"return_word_boxes", OptionKind::kBool, kEverywhere, "word-boxes", false, 0, 0, "",
      "Each line also lists its words with their own boxes", "",
-     [](const DocumentOptions& o) -> OptionValue { return o.ocr.word_boxes; },
-     [](DocumentOptions& o, const OptionValue& v) { o.ocr.word_boxes = std::get<bool>(v); }},
+     [](const DocumentOptions& o) -> OptionValue { return o.ocr.read_words; },
+     [](DocumentOptions& o, const OptionValue& v) { o.ocr.read_words = std::get<bool>(v); }},
     {"det_limit_side_len", OptionKind::kWholeNumber, kEverywhere, "det-limit-side-len", false,
      pipeline::kMinDetLimitSideLen, pipeline::kMaxDetSide, "",
      "Detection resolution: the side --det-limit-type bounds, in pixels", "",
@@ -67,10 +68,6 @@ const std::array<RequestOption, 12> kOptions = {{
      "PDFs: OCR every page, even where it has a text layer", "",
      [](const DocumentOptions& o) -> OptionValue { return o.force_ocr; },
      [](DocumentOptions& o, const OptionValue& v) { o.force_ocr = std::get<bool>(v); }},
-    {"pdfa", OptionKind::kBool, kDocumentForms, "pdfa", false, 0, 0, "",
-     "output_format=pdf: write PDF/A-2b (XMP metadata, an sRGB output intent)", "",
-     [](const DocumentOptions& o) -> OptionValue { return o.pdfa; },
-     [](DocumentOptions& o, const OptionValue& v) { o.pdfa = std::get<bool>(v); }},
     {"page_range", OptionKind::kText, kMultipartForm | kRunFlag, "pages", false, 0, 0, "",
      "Pages of a PDF or frames of a TIFF, e.g. 0-3,7 (from 0); all when absent", "",
      [](const DocumentOptions& o) -> OptionValue { return o.page_range; },
@@ -87,7 +84,7 @@ const std::array<RequestOption, 12> kOptions = {{
      [](DocumentOptions& o, const OptionValue& v) {
        o.ocr.det.stretch_contrast = std::get<bool>(v);
      }},
-}};
+});
 
 std::string NumberText(double value) {
   std::ostringstream out;

@@ -3,9 +3,8 @@
 // (http/ocr_request.cpp), the job spec stored in Redis (jobs/job_spec_codec.cpp) and the flags
 // of `onnxocr run`, `serve` and `bench` (cli/input_flags.cpp) all read this table, so an option
 // is added in one place and a job read by another replica is read with every option it was
-// given. What shapes the answer instead (output_format, paginate_output, stream, model) is not
-// here, except pdfa: it only shapes a searchable PDF, but the PDF of a job is written from the
-// stored spec, so it travels with the options.
+// given. What shapes the answer instead (output_format, paginate_output, pdfa: answer.h's
+// AnswerShape; stream, model) is not here.
 // Thread-safety: a constant table and pure functions.
 #pragma once
 

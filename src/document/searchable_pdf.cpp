@@ -32,7 +32,7 @@ pdf::LayerPage LayerOf(const DocumentPage& page) {
 }
 
 Result<std::string> ImagesPdf(std::span<const std::uint8_t> bytes, const DocumentResult& document,
-                              const DocumentOptions& options) {
+                              const DocumentOptions& options, bool pdfa) {
   const image::EmbeddingInfo info = image::ProbeEmbedding(bytes);
   const bool jpeg = image::SniffFormat(bytes) == image::Format::kJpeg && info.jpeg_as_is;
   image::DecodeOptions decode;
@@ -55,22 +55,22 @@ Result<std::string> ImagesPdf(std::span<const std::uint8_t> bytes, const Documen
     }
     pages.push_back(std::move(p));
   }
-  return pdf::ImagesToPdf(pages, options.pdfa);
+  return pdf::ImagesToPdf(pages, pdfa);
 }
 
 }  // namespace
 
 Result<std::string> WriteSearchablePdf(std::span<const std::uint8_t> bytes,
                                        const DocumentResult& document,
-                                       const DocumentOptions& options) {
+                                       const DocumentOptions& options, bool pdfa) {
   if (image::SniffFormat(bytes) != image::Format::kPdf)
-    return ImagesPdf(bytes, document, options);
+    return ImagesPdf(bytes, document, options, pdfa);
   std::map<int, pdf::LayerPage> layers;
   for (const DocumentPage& page : document.pages) {
     if (!page.from_text_layer)
       layers.emplace(page.page, LayerOf(page));
   }
-  return pdf::AddTextLayers(bytes, layers, options.pdfa);
+  return pdf::AddTextLayers(bytes, layers, pdfa);
 }
 
 }  // namespace ocr::document

@@ -21,11 +21,11 @@ namespace ocr::document {
 // phone photo then makes a large page, which viewers fit to the window).
 inline constexpr double kDefaultImageDpi = 300;
 
-// REQUIRES: `document` was read from `bytes` with `options`.
+// REQUIRES: `document` was read from `bytes` with `options`. `pdfa`: write PDF/A-2b.
 // Errors: kInvalidPdf when the PDF cannot be read again; the decoding errors of a frame;
 // kInternal when the PDF cannot be written.
 Result<std::string> WriteSearchablePdf(std::span<const std::uint8_t> bytes,
                                        const DocumentResult& document,
-                                       const DocumentOptions& options);
+                                       const DocumentOptions& options, bool pdfa);
 
 }  // namespace ocr::document

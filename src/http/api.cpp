@@ -63,7 +63,7 @@ bool MatchPath(std::string_view pattern, std::string_view path, std::string& id,
 
 Api::Api(const ServerConfig& config, ServingFacts facts, sched::MemoryBudget* memory_budget,
          std::vector<const pipeline::Pipeline*> pipelines, Metrics& metrics, State state,
-         jobs::JobStore& streams, jobs::JobBackend& jobs)
+         jobs::LocalJobs& streams, jobs::JobBackend& jobs)
     : config_(config),
       facts_(facts),
       memory_budget_(memory_budget),

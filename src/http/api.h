@@ -24,7 +24,7 @@
 #include "http/ocr_request.h"
 #include "http/server_config.h"
 #include "jobs/job_backend.h"
-#include "jobs/job_store.h"
+#include "jobs/local_jobs.h"
 #include "pipeline/pipeline.h"
 #include "sched/memory_budget.h"
 
@@ -87,7 +87,7 @@ class Api {
   // it returned.
   Api(const ServerConfig& config, ServingFacts facts, sched::MemoryBudget* memory_budget,
       std::vector<const pipeline::Pipeline*> pipelines, Metrics& metrics, State state,
-      jobs::JobStore& streams, jobs::JobBackend& jobs);
+      jobs::LocalJobs& streams, jobs::JobBackend& jobs);
 
   Routed Route(ApiRequest& request) const;
 
@@ -159,8 +159,6 @@ class Api {
   // shape.
   Reply RunOcr(const OcrCall& call, std::size_t pipeline, const WorkContext& context,
                std::chrono::steady_clock::time_point received, const std::string& request_id) const;
-  Reply DocumentReply(const document::DocumentResult& doc, document::OutputFormat format,
-                      bool paginate, double seconds, bool words) const;
   // Counts the document's pages and OCR stages in the metrics; returns its lines.
   int RecordDocument(const document::DocumentResult& doc) const;
   // The index of the model set called `name` ("" = the default).
@@ -171,7 +169,7 @@ class Api {
   std::vector<const pipeline::Pipeline*> pipelines_;
   Metrics& metrics_;
   State state_;
-  jobs::JobStore& streams_;
+  jobs::LocalJobs& streams_;
   jobs::JobBackend& jobs_;
 };
 

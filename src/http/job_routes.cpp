@@ -3,12 +3,13 @@
 // the service chose.
 #include <algorithm>
 #include <charconv>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
 #include "document/document.h"
+#include "http/answer.h"
 #include "http/api.h"
-#include "http/download.h"
 #include "http/internal/route_replies.h"
 #include "http/job_streams.h"
 #include "http/request_path.h"
@@ -31,13 +32,6 @@ constexpr int kDefaultPageImageSide = 1600;
 constexpr int kMinPageImageSide = 16;
 constexpr int kMaxPageImageSide = 4096;
 constexpr int kPageImageQuality = 85;
-
-int LinesOf(const document::DocumentResult& doc) {
-  int lines = 0;
-  for (const document::DocumentPage& page : doc.pages)
-    lines += static_cast<int>(page.lines.size());
-  return lines;
-}
 
 }  // namespace
 
@@ -150,23 +144,23 @@ Reply Api::AnswerResult(const ApiRequest& r) const {
     return NotFinished(job.snapshot);
   if (job.snapshot.state != jobs::JobState::kSucceeded || outcome->document == nullptr)
     return JobErrorReply(job.snapshot.error);
-  const document::OutputFormat format = rerender.value_or(job.format);
-  if (format == document::OutputFormat::kPdf) {
-    // Made from the upload, which the job keeps until it expires.
-    const Result<jobs::JobSource> source = jobs_.Source(r.path_id);
-    if (!source.ok())
-      return JobFailure(source.status(), r);
-    document::DocumentOptions options;
-    options.limits = config_.limits;
-    options.pdfa = job.pdfa;
-    Result<Reply> pdf = SearchablePdfReply(AsBytes(source->file), *outcome->document, options, "");
-    return pdf.ok() ? std::move(pdf).value() : FailureReply(pdf.status(), r.request_id);
+  document::AnswerShape shape = job.answer;
+  shape.format = rerender.value_or(job.answer.format);
+  // The PDF is made from the upload, which the job keeps until it expires.
+  document::DocumentOptions options;
+  options.limits = config_.limits;
+  std::optional<jobs::JobSource> source;  // owns the upload while the PDF is made
+  PdfSource pdf{{}, &options, ""};
+  if (shape.format == document::OutputFormat::kPdf) {
+    Result<jobs::JobSource> found = jobs_.Source(r.path_id);
+    if (!found.ok())
+      return JobFailure(found.status(), r);
+    source = std::move(found).value();
+    pdf.bytes = AsBytes(source->file);
   }
   // Its pages were counted in the metrics when they were read, not again for each reading.
-  Reply reply{200, DumpJson(DocumentResponseJson(*outcome->document, format, job.paginate,
-                                                 job.seconds, job.word_boxes))};
-  reply.lines = LinesOf(*outcome->document);
-  return reply;
+  Result<Reply> reply = AnswerReply(*outcome->document, shape, job.seconds, false, pdf);
+  return reply.ok() ? std::move(reply).value() : FailureReply(reply.status(), r.request_id);
 }
 
 Reply Api::AnswerPageImage(const ApiRequest& r) const {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "common/mutex.h"
+#include "http/answer.h"
 #include "http/error_mapping.h"
 #include "http/response_json.h"
 
@@ -97,7 +98,7 @@ class NdjsonStream final : public JobStreamBase {
   }
 
   std::string Render(const JobEvent& event, std::size_t /*id*/) override {
-    const bool words = job_->word_boxes();
+    const bool words = job_->list_words();
     switch (event.kind) {
       case JobEvent::Kind::kProgress:
         return {};
@@ -109,9 +110,7 @@ class NdjsonStream final : public JobStreamBase {
     const jobs::JobSnapshot snap = job_->Snapshot();
     if (snap.state == JobState::kSucceeded) {
       const jobs::JobSpec& spec = document_job_->spec();
-      return DumpJson(DocumentSummaryJson(document_job_->result(), spec.format, spec.paginate,
-                                          document_job_->seconds())) +
-             "\n";
+      return AnswerSummaryLine(document_job_->result(), spec.answer, document_job_->seconds());
     }
     return JobErrorReply(snap.error).body + "\n";
   }
@@ -150,7 +149,7 @@ class EventStream final : public JobStreamBase {
       case JobEvent::Kind::kPage: {
         name = "page";
         data = {{"index", event.index}};
-        data.update(PageJson(job_->page(event.index), job_->word_boxes()));
+        data.update(PageJson(job_->page(event.index), job_->list_words()));
         break;
       }
       case JobEvent::Kind::kEnd: {

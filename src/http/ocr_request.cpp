@@ -28,8 +28,9 @@ struct BoolField {
   void (*set)(OcrCall& call, bool value);
 };
 
-constexpr std::array<BoolField, 2> kAnswerFields = {{
-    {"paginate_output", [](OcrCall& c, bool v) { c.paginate = v; }},
+constexpr std::array<BoolField, 3> kAnswerFields = {{
+    {"paginate_output", [](OcrCall& c, bool v) { c.answer.paginate = v; }},
+    {"pdfa", [](OcrCall& c, bool v) { c.answer.pdfa = v; }},
     {"stream", [](OcrCall& c, bool v) { c.stream = v; }},
 }};
 
@@ -83,9 +84,9 @@ std::optional<BadRequest> SetMarkerFormat(std::string_view value, OcrCall& call)
   if (!format.ok())
     return Invalid(format.status().message());
   call.marker_format = *format;
-  call.document_format = *format == MarkerFormat::kHtml       ? document::OutputFormat::kHtml
-                         : *format == MarkerFormat::kMarkdown ? document::OutputFormat::kMarkdown
-                                                              : document::OutputFormat::kJson;
+  call.answer.format = *format == MarkerFormat::kHtml       ? document::OutputFormat::kHtml
+                       : *format == MarkerFormat::kMarkdown ? document::OutputFormat::kMarkdown
+                                                            : document::OutputFormat::kJson;
   return std::nullopt;
 }
 
@@ -123,7 +124,7 @@ std::optional<BadRequest> ReadFormField(std::string_view name, std::string_view 
     const Result<document::OutputFormat> format = document::ParseOutputFormat(value);
     if (!format.ok())
       return Invalid(format.status().message());
-    call.document_format = *format;
+    call.answer.format = *format;
   } else if (name == "model") {
     call.model = std::string(value);
   }
@@ -150,6 +151,7 @@ ParsedCall ParseJsonForm(std::string text, const document::DocumentOptions& defa
   OcrCall call;
   call.options = defaults;
   call.options.layout = false;  // the answer is the lines
+  call.json_form = true;
   if (const auto m = body.find("model"); m != body.end() && !m->is_null()) {
     if (!m->is_string())
       return Invalid("\"model\" must be a string");
@@ -161,12 +163,13 @@ ParsedCall ParseJsonForm(std::string text, const document::DocumentOptions& defa
   call.size = call.body.size();
   call.base64 = true;
   call.options.page_range = "0";  // the JSON form answers one page: a TIFF's first frame
-  call.word_boxes = call.options.ocr.word_boxes;
+  call.answer.list_words = call.options.ocr.read_words;
   return call;
 }
 
 ParsedCall ParseMultipartForm(std::string body, std::string_view content_type,
-                              const document::DocumentOptions& defaults, FormDialect dialect) {
+                              const document::DocumentOptions& defaults, FormDialect dialect,
+                              const document::AnswerShape& answer) {
   const Result<std::string> boundary = MultipartBoundary(content_type);
   if (!boundary.ok())
     return BadRequest{"invalid_multipart", boundary.status().message()};
@@ -175,6 +178,7 @@ ParsedCall ParseMultipartForm(std::string body, std::string_view content_type,
     return BadRequest{"invalid_multipart", parts.status().message()};
   OcrCall call;
   call.options = defaults;
+  call.answer = answer;
   const MultipartPart* file = nullptr;
   for (const MultipartPart& part : *parts) {
     if (part.name == "file") {
@@ -189,16 +193,14 @@ ParsedCall ParseMultipartForm(std::string body, std::string_view content_type,
     return BadRequest{"missing_field", "form field \"file\" is required: the image or PDF to read"};
   if (dialect == FormDialect::kMarker && !call.marker_format)
     SetMarkerFormat("markdown", call);  // marker's default
-  if (!call.document_format)
-    call.document_format = document::OutputFormat::kJson;
-  if (call.stream && *call.document_format == document::OutputFormat::kPdf) {
+  if (call.stream && call.answer.format == document::OutputFormat::kPdf) {
     return Invalid(
         "output_format=pdf cannot be streamed: create a job (POST /jobs) and fetch its "
         "result_url, or send the request without stream");
   }
-  call.word_boxes = call.options.ocr.word_boxes;
-  if (document::NeedsWordBoxes(*call.document_format))
-    call.options.ocr.word_boxes = true;
+  call.answer.list_words = call.options.ocr.read_words;
+  if (document::NeedsWordBoxes(call.answer.format))
+    call.options.ocr.read_words = true;
   call.file_name = file->filename;
   // The call owns the body; the file part is found again by its offset after the move.
   call.offset = static_cast<std::size_t>(file->body.data() - body.data());

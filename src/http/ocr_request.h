@@ -12,6 +12,7 @@
 #include <string_view>
 #include <variant>
 
+#include "document/answer.h"
 #include "document/document.h"
 #include "document/render.h"
 #include "http/marker_api.h"
@@ -27,13 +28,12 @@ struct OcrCall {
   std::string model;    // model set name; "" = the default
   // What to read and how; options.limits are the Api's, set when it runs the call.
   document::DocumentOptions options;
-  // Whether the JSON answer lists each line's words (return_word_boxes). Words may be read
-  // without being listed: the archive formats place every word.
-  bool word_boxes = false;
-  // The multipart form answers pages in this format; nullopt: the JSON form's answer, one page.
-  std::optional<document::OutputFormat> document_format;
-  bool paginate = false;  // page separators in `output` (paginate_output)
-  bool stream = false;    // the multipart form's stream=true: NDJSON page by page
+  // How the answer is shaped. Words may be read without being listed (answer.list_words): the
+  // archive formats place every word.
+  document::AnswerShape answer;
+  // The JSON form: one page's lines ({"processing_time", "results"}), whatever answer.format.
+  bool json_form = false;
+  bool stream = false;  // the multipart form's stream=true: NDJSON page by page
   // Set for marker's POST /marker/upload: the answer is marker's, in this format.
   std::optional<MarkerFormat> marker_format;
 
@@ -63,7 +63,7 @@ ParsedCall ParseJsonForm(std::string body, const document::DocumentOptions& defa
 // multipart/form-data with "file" (required, once), the text fields output_format,
 // paginate_output, stream (booleans: document::ParseBoolText), model, and the options of the
 // table marked kMultipartForm; other fields are ignored, as HTML forms send whatever inputs they
-// have. Absent options keep `defaults`.
+// have. Absent options keep `defaults`, absent answer fields (paginate_output, pdfa) `answer`.
 // `body` is consumed; the file stays inside the call's body, found by offset.
 // Whose multipart form: ours (POST /ocr and /jobs) or marker's (POST /marker/upload: marker's
 // output formats, markdown by default; no stream).
@@ -71,6 +71,7 @@ enum class FormDialect { kOcr, kMarker };
 
 ParsedCall ParseMultipartForm(std::string body, std::string_view content_type,
                               const document::DocumentOptions& defaults = {},
-                              FormDialect dialect = FormDialect::kOcr);
+                              FormDialect dialect = FormDialect::kOcr,
+                              const document::AnswerShape& answer = {});
 
 }  // namespace ocr::http

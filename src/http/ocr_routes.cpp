@@ -6,9 +6,9 @@
 #include <nlohmann/json.hpp>
 
 #include "document/document.h"
+#include "http/answer.h"
 #include "http/api.h"
 #include "http/base64.h"
-#include "http/download.h"
 #include "http/internal/route_replies.h"
 #include "http/job_streams.h"
 #include "http/marker_api.h"
@@ -58,8 +58,8 @@ Routed Api::MarkerUpload(ApiRequest& r) const {
                    "POST /marker/upload takes multipart/form-data with the document in field "
                    "\"file\", as marker's server does");
   }
-  ParsedCall parsed =
-      ParseMultipartForm(std::move(r.body), r.content_type, config_.options, FormDialect::kMarker);
+  ParsedCall parsed = ParseMultipartForm(std::move(r.body), r.content_type, config_.options,
+                                         FormDialect::kMarker, config_.answer);
   r.body = std::string();
   if (const BadRequest* bad = std::get_if<BadRequest>(&parsed))
     return refused(bad->code, bad->message);
@@ -87,7 +87,8 @@ std::variant<OcrCall, Reply> Api::ParseCall(ApiRequest& r, bool json_only) const
   if (media == "application/json") {
     parsed = ParseJsonForm(std::move(r.body), config_.options);
   } else if (media == "multipart/form-data" && !json_only) {
-    parsed = ParseMultipartForm(std::move(r.body), r.content_type, config_.options);
+    parsed = ParseMultipartForm(std::move(r.body), r.content_type, config_.options,
+                                FormDialect::kOcr, config_.answer);
   } else if (media == "multipart/form-data") {
     return ErrorReply(415, "unsupported_media_type",
                       "POST /ocr_api takes application/json; send multipart uploads to POST /ocr");
@@ -139,17 +140,15 @@ Reply Api::StartJob(OcrCall& call, std::size_t pipe, bool as_job,
   // A job's result can be rendered again in any format (GET /jobs/{id}/result?output_format=),
   // and hOCR, ALTO and the PDF place each word: its pages are read with their words.
   if (as_job)
-    call.options.ocr.word_boxes = true;
+    call.options.ocr.read_words = true;
   auto reader = document::PageReader::Open(AsBytes(input.file), call.options);
   if (!reader.ok())
     return FailureReply(reader.status(), request_id);
   input.reader = std::move(reader).value();
   input.pipeline = pipe;
   input.model = pipelines_.at(pipe)->models().name;
-  input.format = call.document_format.value_or(document::OutputFormat::kJson);
-  input.paginate = call.paginate;
+  input.answer = call.answer;
   input.options = call.options;
-  input.word_boxes = call.word_boxes;
   if (as_job) {
     Result<std::string> id = jobs_.Create(std::move(input));
     if (!id.ok())
@@ -198,28 +197,23 @@ Reply Api::RunOcr(const OcrCall& call, std::size_t pipe, const WorkContext& cont
       document::ReadDocument(**reader, *context.pipelines[pipe], context.stop, context.runner);
   if (!doc.ok())
     return failed(doc.status());
-  const bool words = call.word_boxes;
-  if (call.document_format == document::OutputFormat::kPdf) {
-    Result<Reply> pdf = SearchablePdfReply(AsBytes(bytes), *doc, call.options, call.file_name);
-    if (!pdf.ok())
-      return failed(pdf.status());
-    RecordDocument(*doc);
-    return std::move(pdf).value();
-  }
   if (call.marker_format) {
-    Reply reply(200, MarkerResponseJson(*doc, *call.marker_format, call.paginate)
+    Reply reply(200, MarkerResponseJson(*doc, *call.marker_format, call.answer.paginate)
                          .dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
     reply.lines = RecordDocument(*doc);
     return reply;
   }
-  if (call.document_format) {
-    return DocumentReply(*doc, *call.document_format, call.paginate, SecondsSince(received), words);
+  Result<Reply> reply = AnswerReply(*doc, call.answer, SecondsSince(received), call.json_form,
+                                    {AsBytes(bytes), &call.options, call.file_name});
+  if (!reply.ok())
+    return failed(reply.status());
+  if (call.json_form) {
+    const document::DocumentPage& page = doc->pages.front();
+    metrics_.RecordPipeline(page.times, page.lines.size());
+  } else {
+    RecordDocument(*doc);
   }
-  const document::DocumentPage& page = doc->pages.front();
-  metrics_.RecordPipeline(page.times, page.lines.size());
-  Reply reply{200, DumpJson(OcrResponseJson(page.lines, SecondsSince(received), words))};
-  reply.lines = static_cast<int>(page.lines.size());
-  return reply;
+  return std::move(reply).value();
 }
 
 int Api::RecordDocument(const document::DocumentResult& doc) const {
@@ -231,13 +225,6 @@ int Api::RecordDocument(const document::DocumentResult& doc) const {
   }
   metrics_.RecordPages(doc.pages.size());
   return lines;
-}
-
-Reply Api::DocumentReply(const document::DocumentResult& doc, document::OutputFormat format,
-                         bool paginate, double seconds, bool words) const {
-  Reply reply{200, DumpJson(DocumentResponseJson(doc, format, paginate, seconds, words))};
-  reply.lines = RecordDocument(doc);
-  return reply;
 }
 
 Result<size_t> Api::FindPipeline(const std::string& name) const {

@@ -80,11 +80,6 @@ nlohmann::json LinesToJson(std::span<const pipeline::TextLine> lines, bool words
   return out;
 }
 
-nlohmann::json OcrResponseJson(std::span<const pipeline::TextLine> lines, double seconds,
-                               bool words) {
-  return {{"processing_time", seconds}, {"results", LinesToJson(lines, words)}};
-}
-
 nlohmann::json PageJson(const document::DocumentPage& page, bool words) {
   return {{"page", page.page},
           {"width", page.width},
@@ -92,34 +87,6 @@ nlohmann::json PageJson(const document::DocumentPage& page, bool words) {
           {"source", page.from_text_layer ? "text_layer" : "ocr"},
           {"results", LinesToJson(page.lines, words)},
           {"blocks", BlocksJson(document::PageBlocks(page))}};
-}
-
-nlohmann::json DocumentSummaryJson(const document::DocumentResult& document,
-                                   document::OutputFormat format, bool paginate, double seconds) {
-  nlohmann::json out = {{"success", true},
-                        {"format", document::OutputFormatName(format)},
-                        {"page_count", document.page_count}};
-  if (format != document::OutputFormat::kJson)
-    out["output"] = document::FormatDocument(document, format, paginate);
-  out["processing_time"] = seconds;
-  return out;
-}
-
-nlohmann::json DocumentResponseJson(const document::DocumentResult& document,
-                                    document::OutputFormat format, bool paginate, double seconds,
-                                    bool words) {
-  nlohmann::json pages = nlohmann::json::array();
-  nlohmann::json all_lines = nlohmann::json::array();
-  for (const document::DocumentPage& page : document.pages) {
-    nlohmann::json page_json = PageJson(page, words);
-    for (const auto& line : page_json["results"])
-      all_lines.push_back(line);
-    pages.push_back(std::move(page_json));
-  }
-  nlohmann::json out = DocumentSummaryJson(document, format, paginate, seconds);
-  out["pages"] = std::move(pages);
-  out["results"] = std::move(all_lines);
-  return out;
 }
 
 }  // namespace ocr::http

@@ -1,5 +1,6 @@
-// The API's JSON shapes (spec/API.md section 3), built from pipeline results. JSON lives only in
-// http/; the CLI prints through these too, so both speak exactly the same format.
+// The parts of the API's JSON shapes (spec/API.md section 3) built from pipeline results: lines,
+// blocks and pages, which answer.h assembles into answers and streams send page by page. JSON
+// lives only in http/; the CLI prints through these too, so both speak exactly the same format.
 // Thread-safety: pure functions.
 #pragma once
 
@@ -18,10 +19,6 @@ namespace ocr::http {
 // each line also has "words": [{"text", "confidence", "bounding_box"}] (possibly empty).
 nlohmann::json LinesToJson(std::span<const pipeline::TextLine> lines, bool words = false);
 
-// {"processing_time": seconds, "results": [...]}
-nlohmann::json OcrResponseJson(std::span<const pipeline::TextLine> lines, double seconds,
-                               bool words = false);
-
 // A page's blocks in reading order: [{"type": "paragraph"|"heading"|"list_item"|"table", "bbox":
 // [left, top, right, bottom], "lines": indices into the page's results}], with "level" for
 // headings, "ordered" for list items, and "rows", "columns", "header_rows" and "cells": [{"row",
@@ -30,17 +27,5 @@ nlohmann::json BlocksJson(std::span<const layout::Block> blocks);
 
 // One page of a document answer: {"page", "width", "height", "source", "results", "blocks"}.
 nlohmann::json PageJson(const document::DocumentPage& page, bool words = false);
-
-// The document-level fields of the multipart form's answer: {"success": true, "format",
-// "page_count", "output" (not for json), "processing_time"}: a stream's last line.
-nlohmann::json DocumentSummaryJson(const document::DocumentResult& document,
-                                   document::OutputFormat format, bool paginate, double seconds);
-
-// The multipart form's answer: {"success": true, "format", "output" (not for json),
-// "page_count", "processing_time", "pages": [PageJson...],
-// "results": every page's lines}.
-nlohmann::json DocumentResponseJson(const document::DocumentResult& document,
-                                    document::OutputFormat format, bool paginate, double seconds,
-                                    bool words = false);
 
 }  // namespace ocr::http

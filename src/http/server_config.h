@@ -9,9 +9,10 @@
 #include <optional>
 #include <string>
 
+#include "document/answer.h"
 #include "document/document.h"
 #include "document/limits.h"
-#include "jobs/job_store.h"
+#include "jobs/local_jobs.h"
 #include "jobs/redis_jobs.h"
 #include "jobs/sqlite_jobs.h"
 #include "pipeline/pipeline.h"
@@ -27,7 +28,8 @@ struct ServerConfig {
   // How pages are read where a request does not say: the flags of document/request_options.h
   // marked kServerFlag (--drop-score, --det-limit-type, --text-normalization, ...).
   document::DocumentOptions options;
-  std::chrono::seconds read_timeout{30};     // per read or write of one request/response
+  document::AnswerShape answer;           // the answer where a request does not say: serve --pdfa
+  std::chrono::seconds read_timeout{30};  // per read or write of one request/response
   std::chrono::seconds request_timeout{60};  // from receipt to the reply; then 504, work stopped
   std::chrono::seconds drain_timeout{30};    // how long SIGTERM waits for in-flight requests
   int max_connections = 1024;                // open connections; beyond it 503 and close

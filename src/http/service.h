@@ -19,7 +19,7 @@
 #include "http/metrics.h"
 #include "http/server_config.h"
 #include "jobs/job_backend.h"
-#include "jobs/job_store.h"
+#include "jobs/local_jobs.h"
 #include "jobs/redis_jobs.h"
 #include "jobs/sqlite_jobs.h"
 #include "pipeline/pipeline.h"
@@ -58,7 +58,7 @@ class Service {
   const sched::MemoryBudget& memory_budget() const { return memory_budget_; }
 
   // Where streams (and, with --jobs memory, jobs) run.
-  jobs::JobStore& local_jobs() { return local_jobs_; }
+  jobs::LocalJobs& local_jobs() { return local_jobs_; }
 
   // Starts the shared store's claim loop (--redis; Redis need not be up yet), or resumes the
   // jobs the durable store's last process left unfinished.
@@ -94,7 +94,7 @@ class Service {
   // Declared in the order they are built; each outlives what is declared after it.
   sched::MemoryBudget memory_budget_;
   Metrics metrics_;
-  jobs::JobStore local_jobs_;
+  jobs::LocalJobs local_jobs_;
   std::unique_ptr<jobs::RedisJobs> shared_jobs_;    // --redis
   std::unique_ptr<jobs::SqliteJobs> durable_jobs_;  // --data-dir
   std::unique_ptr<const Api> api_;

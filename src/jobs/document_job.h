@@ -29,8 +29,8 @@
 
 #include "common/mutex.h"
 #include "common/status.h"
+#include "document/answer.h"
 #include "document/document.h"
-#include "document/render.h"
 #include "jobs/job_view.h"
 #include "pipeline/pipeline.h"
 #include "sched/memory_budget.h"
@@ -80,10 +80,7 @@ struct JobSpec {
   std::unique_ptr<document::PageReader> reader;
   std::size_t pipeline = 0;  // index of the model set in each group's list
   // How the answer is shaped (GET /jobs/{id}/result, the stream's last line).
-  document::OutputFormat format = document::OutputFormat::kJson;
-  bool paginate = false;
-  bool word_boxes = false;
-  bool pdfa = false;  // the searchable PDF answered is PDF/A-2b
+  document::AnswerShape answer;
   // Released when the job ends (pages in flight) and when it is destroyed (upload, results).
   std::optional<sched::MemoryBudget::Lease> work_lease;
   std::optional<sched::MemoryBudget::Lease> result_lease;
@@ -115,7 +112,7 @@ class DocumentJob final : public JobView, public std::enable_shared_from_this<Do
 
   const std::string& id() const override { return id_; }
 
-  bool word_boxes() const override { return spec_.word_boxes; }
+  bool list_words() const override { return spec_.answer.list_words; }
 
   Clock::time_point deadline() const { return deadline_; }
 

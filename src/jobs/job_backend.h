@@ -1,8 +1,8 @@
 // JobBackend: where POST /jobs puts a long document and where the job routes find it again:
 // admission, status, result, events, cancellation and the part of the shutdown drain that is
 // the store's. Implemented by SqliteJobs (the default: jobs of this process kept on disk, so
-// they survive a restart, jobs/sqlite_jobs.h), JobStore (--jobs memory: in this process's memory,
-// jobs/job_store.h) and RedisJobs (--redis: jobs shared by every replica, jobs/redis_jobs.h); the
+// they survive a restart, jobs/sqlite_jobs.h), LocalJobs (--jobs memory: in this process's memory,
+// jobs/local_jobs.h) and RedisJobs (--redis: jobs shared by every replica, jobs/redis_jobs.h); the
 // service chooses one where it is assembled (http/service.h) and the job routes see only this.
 // Thread-safety: implementations are safe from any thread. The calls of a blocking() backend
 // wait on the network (bounded by its timeouts): make them from a worker, never an I/O thread.
@@ -14,8 +14,8 @@
 #include <string_view>
 
 #include "common/status.h"
+#include "document/answer.h"
 #include "document/document.h"
-#include "document/render.h"
 #include "jobs/job_view.h"
 
 namespace ocr::jobs {
@@ -28,20 +28,15 @@ struct JobInput {
   std::size_t pipeline = 0;                      // index of the model set in each group's list
   std::string model;  // that set's name, for replicas that list their sets differently
   // How the answer is shaped (GET /jobs/{id}/result, a stream's last line).
-  document::OutputFormat format = document::OutputFormat::kJson;
-  bool paginate = false;
+  document::AnswerShape answer;
   document::DocumentOptions options;  // the request's; limits are the server's
-  bool word_boxes = false;  // the JSON answer lists words (options may read them regardless)
 };
 
 // A job as its store reports it.
 struct JobInfo {
   std::string id;
   JobSnapshot snapshot;
-  document::OutputFormat format = document::OutputFormat::kJson;
-  bool paginate = false;
-  bool word_boxes = false;
-  bool pdfa = false;   // output_format=pdf answers PDF/A-2b (the request's pdfa)
+  document::AnswerShape answer;
   double seconds = 0;  // from admission to the end (or to now while unfinished)
 };
 

@@ -55,9 +55,10 @@ Status Corrupt(std::string_view why) {
 
 std::string EncodeJobSpec(const SharedJobSpec& spec) {
   Json j = {{"model", spec.model},
-            {"format", document::OutputFormatName(spec.format)},
-            {"paginate", spec.paginate},
-            {"listed_word_boxes", spec.word_boxes}};
+            {"format", document::OutputFormatName(spec.answer.format)},
+            {"paginate", spec.answer.paginate},
+            {"listed_word_boxes", spec.answer.list_words},
+            {"pdfa", spec.answer.pdfa}};
   for (const document::RequestOption& option : document::RequestOptions())
     j[std::string(StoredKey(option))] = ToJson(option.get(spec.options));
   return j.dump();
@@ -90,8 +91,13 @@ Result<SharedJobSpec> DecodeJobSpec(std::string_view text) {
       document::ParseOutputFormat(format->get_ref<const std::string&>());
   if (!parsed.ok())
     return Corrupt(parsed.status().message());
-  spec.format = *parsed;
-  spec.paginate = paginate->get<bool>();
+  spec.answer.format = *parsed;
+  spec.answer.paginate = paginate->get<bool>();
+  // Stored with the reading options until the answer was one value: the same key either way.
+  const auto pdfa = j.find("pdfa");
+  if (pdfa != j.end() && !pdfa->is_boolean())
+    return Corrupt("pdfa has the wrong type");
+  spec.answer.pdfa = pdfa != j.end() && pdfa->get<bool>();
   for (const document::RequestOption& option : document::RequestOptions()) {
     const auto stored = j.find(StoredKey(option));
     Result<document::OptionValue> value = Status(StatusCode::kInternal, "");
@@ -112,8 +118,8 @@ Result<SharedJobSpec> DecodeJobSpec(std::string_view text) {
   }
   // Stored before words could be read without being listed: they were listed when read.
   const auto listed = j.find("listed_word_boxes");
-  spec.word_boxes =
-      listed != j.end() && listed->is_boolean() ? listed->get<bool>() : spec.options.ocr.word_boxes;
+  spec.answer.list_words =
+      listed != j.end() && listed->is_boolean() ? listed->get<bool>() : spec.options.ocr.read_words;
   return spec;
 }
 

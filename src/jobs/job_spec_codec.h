@@ -11,18 +11,16 @@
 #include <vector>
 
 #include "common/status.h"
+#include "document/answer.h"
 #include "document/document.h"
-#include "document/render.h"
 
 namespace ocr::jobs {
 
 // How a job reads its pages and shapes its answer, stored with it for any replica.
 struct SharedJobSpec {
   std::string model;  // the model set's name; every replica must load the same sets
-  document::OutputFormat format = document::OutputFormat::kJson;
-  bool paginate = false;
+  document::AnswerShape answer;
   document::DocumentOptions options;  // the client's options (limits are each replica's own)
-  bool word_boxes = false;  // the JSON answer lists words (options may read them regardless)
 };
 
 std::string EncodeJobSpec(const SharedJobSpec& spec);

@@ -60,7 +60,7 @@ class JobView {
   virtual std::size_t event_count() const = 0;
   virtual const document::DocumentPage& page(std::size_t index) const = 0;
   // Whether pages carry word boxes (return_word_boxes).
-  virtual bool word_boxes() const = 0;
+  virtual bool list_words() const = 0;
   // `wake` runs after new events, on the thread that added them, without the view's lock held.
   // Returns a handle for Unwatch.
   virtual std::uint64_t Watch(std::function<void()> wake) = 0;

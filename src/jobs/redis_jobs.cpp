@@ -42,11 +42,11 @@ Status NotFound(std::string_view id) {
 class RedisJobs::FollowedJob final : public JobView {
  public:
   FollowedJob(const JobInfo& job, std::size_t base)
-      : id_(job.id), word_boxes_(job.word_boxes), base_(base), snapshot_(job.snapshot) {}
+      : id_(job.id), list_words_(job.answer.list_words), base_(base), snapshot_(job.snapshot) {}
 
   const std::string& id() const override { return id_; }
 
-  bool word_boxes() const override { return word_boxes_; }
+  bool list_words() const override { return list_words_; }
 
   JobSnapshot Snapshot() const override EXCLUDES(mu_) {
     MutexLock lock(&mu_);
@@ -113,7 +113,7 @@ class RedisJobs::FollowedJob final : public JobView {
 
  private:
   const std::string id_;
-  const bool word_boxes_;
+  const bool list_words_;
   const std::size_t base_;
   mutable Mutex mu_;  // guards the members below
   JobSnapshot snapshot_ GUARDED_BY(mu_);
@@ -180,10 +180,8 @@ Result<std::string> RedisJobs::Create(JobInput input) {
   // read its pages open it again from Redis.
   SharedJobSpec spec;
   spec.model = std::move(input.model);
-  spec.format = input.format;
-  spec.paginate = input.paginate;
+  spec.answer = input.answer;
   spec.options = std::move(input.options);
-  spec.word_boxes = input.word_boxes;
   Result<std::string> id = Submit(input.file, spec, input.reader->page_count(),
                                   static_cast<int>(input.reader->pages().size()));
   if (!id.ok())
@@ -226,10 +224,7 @@ Result<RedisJobs::StoredJob> RedisJobs::Lookup(std::string_view id) {
   OCR_ASSIGN_OR_RETURN(job.spec, DecodeJobSpec(get("spec")));
   JobInfo& info = job.info;
   info.id = std::string(id);
-  info.format = job.spec.format;
-  info.paginate = job.spec.paginate;
-  info.word_boxes = job.spec.word_boxes;
-  info.pdfa = job.spec.options.pdfa;
+  info.answer = job.spec.answer;
   JobSnapshot& s = info.snapshot;
   s.state = StateFrom(get("state"));
   s.page_count = static_cast<int>(ToInt(get("page_count")));

@@ -1,6 +1,6 @@
 // RedisJobs: the jobs of every replica in one Redis (--redis), so that any replica answers any
 // job's routes and every replica works on every job: the JobBackend with --redis. Without it,
-// jobs stay in one process (jobs/job_store.h).
+// jobs stay in one process (jobs/local_jobs.h).
 //
 // What lives in Redis, under "onnxocr:" (a single Redis, not a Cluster: scripts touch the keys of
 // the jobs they find in the queue):
@@ -49,8 +49,8 @@
 #include "jobs/document_job.h"
 #include "jobs/job_backend.h"
 #include "jobs/job_spec_codec.h"
-#include "jobs/job_store.h"
 #include "jobs/job_view.h"
+#include "jobs/local_jobs.h"
 #include "jobs/redis_client.h"
 
 namespace ocr::jobs {

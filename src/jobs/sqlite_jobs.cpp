@@ -30,8 +30,7 @@ Status NoSuchJob(std::string_view id) {
 // The job's state as its row holds it, with the shape of its answer from its spec.
 Result<JobInfo> InfoOfRow(const JobRow& row) {
   OCR_ASSIGN_OR_RETURN(const SharedJobSpec spec, DecodeJobSpec(row.spec));
-  JobInfo info{row.id, row.snapshot, spec.format, spec.paginate, spec.word_boxes};
-  info.pdfa = spec.options.pdfa;
+  JobInfo info{row.id, row.snapshot, spec.answer};
   const SysClock::time_point end = row.snapshot.finished.value_or(SysClock::now());
   info.seconds = std::max(0.0, std::chrono::duration<double>(end - row.snapshot.created).count());
   return info;
@@ -120,7 +119,7 @@ class SqliteJobs::StoredView final : public JobView {
 
   const document::DocumentPage& page(std::size_t index) const override { return pages_.at(index); }
 
-  bool word_boxes() const override { return info_.word_boxes; }
+  bool list_words() const override { return info_.answer.list_words; }
 
   std::uint64_t Watch(std::function<void()> /*wake*/) override { return 0; }
 
@@ -238,10 +237,7 @@ Result<SqliteJobs::Pending> SqliteJobs::Prepare(const JobRow& row,
   spec.upload = std::move(upload);
   spec.file = bytes;
   spec.pipeline = pipeline;
-  spec.format = shared.format;
-  spec.paginate = shared.paginate;
-  spec.word_boxes = shared.word_boxes;
-  spec.pdfa = shared.options.pdfa;
+  spec.answer = shared.answer;
   spec.journal = std::make_shared<Journal>(row.id, database_, quiet_);
   spec.resumed = std::move(progress);
   // --job-timeout counts from admission, across restarts.
@@ -286,10 +282,8 @@ Result<std::string> SqliteJobs::Create(JobInput input) {
   row.upload_bytes = size;
   SharedJobSpec shared;
   shared.model = std::move(input.model);
-  shared.format = input.format;
-  shared.paginate = input.paginate;
+  shared.answer = input.answer;
   shared.options = std::move(input.options);
-  shared.word_boxes = input.word_boxes;
   row.spec = EncodeJobSpec(shared);
   Status stored = spool_.Write(row.id, input.file);
   if (stored.ok())

@@ -35,7 +35,7 @@
 #include "jobs/document_job.h"
 #include "jobs/job_backend.h"
 #include "jobs/job_database.h"
-#include "jobs/job_store.h"
+#include "jobs/local_jobs.h"
 #include "jobs/spool.h"
 
 namespace ocr::jobs {

@@ -57,7 +57,7 @@ std::vector<Block> AnalyzeLayout(std::span<const pipeline::TextLine> lines,
 // The layout of a page read by OCR from `image`: its upright lines are first measured by their
 // ink (internal/line_ink.h) and cut at a table's column gaps between two numbers
 // (internal/column_gaps.h), which the detector spans where a dense table's cells stand close;
-// that needs their words (OcrOptions::word_boxes). `lines` becomes the cut lines, with the
+// that needs their words (OcrOptions::read_words). `lines` becomes the cut lines, with the
 // detector's geometry, which the blocks index; the blocks are laid out from the lines' ink. A
 // table cell that reads "o" alone in a column of numbers is a zero the recognizer could not tell
 // from the letter: its line reads "0".

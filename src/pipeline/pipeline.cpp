@@ -39,6 +39,117 @@ Status Pipeline::WarmUp() const {
   return Status::Ok();
 }
 
+namespace {
+
+// The crops recognition reads: the detected lines' (in detection order), then the lines read
+// again whole after them (`chains`, crops and boxes from index `detected` on).
+struct LineCrops {
+  std::vector<cv::Mat> crops;
+  std::vector<Quad> boxes;
+  size_t detected = 0;
+  std::vector<VerticalChain> chains;
+};
+
+// The detected lines' crops, then those of the lines read again whole: turned lines found in the
+// unread ink, with the pieces of them detection found, and (`join_vertical_pieces`) chains of
+// pieces none of those covers. Boxes whose crop is empty are left out.
+LineCrops CropLines(const cv::Mat& image, const std::vector<Quad>& boxes,
+                    const std::vector<Quad>& turned, bool join_vertical_pieces) {
+  LineCrops out;
+  out.crops.reserve(boxes.size());
+  out.boxes.reserve(boxes.size());
+  for (const Quad& box : boxes) {
+    cv::Mat crop = CropTextLine(image, box);
+    if (crop.empty())
+      continue;
+    out.crops.push_back(std::move(crop));
+    out.boxes.push_back(box);
+  }
+  out.detected = out.crops.size();
+  std::vector<VerticalChain> wholes;
+  wholes.reserve(turned.size());
+  for (const Quad& line : turned)
+    wholes.push_back({BoxesInside(line, out.boxes), line});
+  if (join_vertical_pieces) {
+    for (VerticalChain& chain : VerticalChains(out.boxes)) {
+      const bool covered = std::any_of(wholes.begin(), wholes.end(), [&](const VerticalChain& w) {
+        return std::find_first_of(w.members.begin(), w.members.end(), chain.members.begin(),
+                                  chain.members.end()) != w.members.end();
+      });
+      if (!covered)
+        wholes.push_back(std::move(chain));
+    }
+  }
+  for (VerticalChain& whole : wholes) {
+    cv::Mat crop = CropTextLine(image, whole.box);
+    if (crop.empty())
+      continue;
+    out.crops.push_back(std::move(crop));
+    out.boxes.push_back(whole.box);
+    out.chains.push_back(std::move(whole));
+  }
+  return out;
+}
+
+// Unsure small lines read again wider (second_reading.h); each keeps the surer reading.
+Status ReadUnsureLinesAgain(const TextRecognizer& recognizer, const std::vector<cv::Mat>& crops,
+                            std::vector<DecodedText>& texts, const OcrOptions& options,
+                            StageTimes& times, TaskRunner& batches, const std::stop_token& stop) {
+  const std::vector<size_t> again = LinesToReadAgain(crops, texts, options.drop_score);
+  if (again.empty())
+    return Status::Ok();
+  std::vector<cv::Mat> widened;
+  widened.reserve(again.size());
+  for (size_t i : again)
+    widened.push_back(Widened(crops[i]));
+  OCR_ASSIGN_OR_RETURN(std::vector<DecodedText> second,
+                       recognizer.Recognize(widened, options.rec, times, batches, stop));
+  for (size_t k = 0; k < again.size(); ++k) {
+    const size_t i = again[k];
+    KeepTheSurer(texts[i], std::move(second[k]), crops[i].cols, widened[k].cols);
+  }
+  return Status::Ok();
+}
+
+// Which reading stands where: a whole line's reading replaces its pieces', in the first piece's
+// place, when the recognizer is at least as sure of it as of theirs (their characters' mean
+// confidence); one without pieces comes after the detected lines.
+struct LineOrder {
+  std::vector<std::uint8_t> replaced;  // per detected line: a whole's reading replaces it
+  std::vector<size_t> whole_at;        // per detected line: 1 + the whole's crop read first there
+  std::vector<size_t> after;           // crops of wholes without pieces, read last
+};
+
+LineOrder OrderWholeLines(const LineCrops& lines, const std::vector<DecodedText>& texts) {
+  LineOrder order{
+      std::vector<std::uint8_t>(lines.detected, 0), std::vector<size_t>(lines.detected, 0), {}};
+  for (size_t k = 0; k < lines.chains.size(); ++k) {
+    const VerticalChain& chain = lines.chains[k];
+    const DecodedText& whole = texts[lines.detected + k];
+    double sum = 0;
+    size_t chars = 0;
+    for (size_t m : chain.members) {
+      sum += static_cast<double>(texts[m].confidence) *
+             static_cast<double>(texts[m].char_offsets.size());
+      chars += texts[m].char_offsets.size();
+    }
+    const double pieces = chars > 0 ? sum / static_cast<double>(chars) : 0.0;
+    if (whole.text.empty() || whole.confidence < pieces)
+      continue;
+    if (chain.members.empty()) {
+      order.after.push_back(lines.detected + k);
+      continue;
+    }
+    for (size_t m : chain.members)
+      order.replaced[m] = 1;
+    order.whole_at[*std::min_element(chain.members.begin(), chain.members.end())] =
+        lines.detected + k + 1;
+  }
+  return order;
+}
+
+}  // namespace
+
 Result<OcrResult> Pipeline::Run(const cv::Mat& image, const OcrOptions& options,
                                 const std::stop_token& stop, TaskRunner* runner) const {
   OCR_CHECK(image.type() == CV_8UC3 && !image.empty());
@@ -55,116 +166,45 @@ Result<OcrResult> Pipeline::Run(const cv::Mat& image, const OcrOptions& options,
   }
 
   Stopwatch watch;
-  std::vector<cv::Mat> crops;
-  std::vector<Quad> kept;
-  crops.reserve(boxes.size());
-  kept.reserve(boxes.size());
-  for (const Quad& box : boxes) {
-    cv::Mat crop = CropTextLine(image, box);
-    if (crop.empty())
-      continue;
-    crops.push_back(std::move(crop));
-    kept.push_back(box);
-  }
-  // Lines read again whole, after the detected ones: turned lines found in the unread ink, with
-  // the pieces of them detection found, and chains of pieces none of those covers.
-  const size_t detected = crops.size();
-  std::vector<VerticalChain> wholes;
-  wholes.reserve(turned.size());
-  for (const Quad& line : turned)
-    wholes.push_back({BoxesInside(line, kept), line});
-  if (options.join_vertical_pieces) {
-    for (VerticalChain& chain : VerticalChains(kept)) {
-      const bool covered = std::any_of(wholes.begin(), wholes.end(), [&](const VerticalChain& w) {
-        return std::find_first_of(w.members.begin(), w.members.end(), chain.members.begin(),
-                                  chain.members.end()) != w.members.end();
-      });
-      if (!covered)
-        wholes.push_back(std::move(chain));
-    }
-  }
-  std::vector<VerticalChain> chains;
-  for (VerticalChain& whole : wholes) {
-    cv::Mat crop = CropTextLine(image, whole.box);
-    if (crop.empty())
-      continue;
-    crops.push_back(std::move(crop));
-    kept.push_back(whole.box);
-    chains.push_back(std::move(whole));
-  }
+  // Not const: the classifier turns the crops it finds upside down.
+  LineCrops lines = CropLines(image, boxes, turned, options.join_vertical_pieces);
   times.crop_ms += watch.LapMs();
 
-  std::vector<std::uint8_t> flipped(crops.size(), 0);
-  if (options.use_cls && classifier_ && !crops.empty()) {
-    std::vector<std::uint8_t> vertical(kept.size());
-    for (size_t i = 0; i < kept.size(); ++i)
-      vertical[i] = CropGeometryOf(kept[i]).rotated90 ? 1 : 0;
-    OCR_ASSIGN_OR_RETURN(flipped,
-                         classifier_->Classify(crops, vertical, options.cls, times, batches, stop));
+  std::vector<std::uint8_t> flipped(lines.crops.size(), 0);
+  if (options.use_cls && classifier_ && !lines.crops.empty()) {
+    std::vector<std::uint8_t> vertical(lines.boxes.size());
+    for (size_t i = 0; i < lines.boxes.size(); ++i)
+      vertical[i] = CropGeometryOf(lines.boxes[i]).rotated90 ? 1 : 0;
+    OCR_ASSIGN_OR_RETURN(
+        flipped, classifier_->Classify(lines.crops, vertical, options.cls, times, batches, stop));
   }
   OCR_ASSIGN_OR_RETURN(std::vector<DecodedText> texts,
-                       recognizer_.Recognize(crops, options.rec, times, batches, stop));
-  const std::vector<size_t> again = options.read_unsure_lines_again
-                                        ? LinesToReadAgain(crops, texts, options.drop_score)
-                                        : std::vector<size_t>{};
-  if (!again.empty()) {
-    std::vector<cv::Mat> widened;
-    widened.reserve(again.size());
-    for (size_t i : again)
-      widened.push_back(Widened(crops[i]));
-    OCR_ASSIGN_OR_RETURN(std::vector<DecodedText> second,
-                         recognizer_.Recognize(widened, options.rec, times, batches, stop));
-    for (size_t k = 0; k < again.size(); ++k) {
-      const size_t i = again[k];
-      KeepTheSurer(texts[i], std::move(second[k]), crops[i].cols, widened[k].cols);
-    }
+                       recognizer_.Recognize(lines.crops, options.rec, times, batches, stop));
+  if (options.read_unsure_lines_again) {
+    OCR_RETURN_IF_ERROR(
+        ReadUnsureLinesAgain(recognizer_, lines.crops, texts, options, times, batches, stop));
   }
   if (options.text_normalization) {
     for (DecodedText& text : texts)
       InsertWordSpaces(text);
   }
-  // A whole line's reading replaces its pieces', in the first piece's place, when the recognizer
-  // is at least as sure of it as of theirs (their characters' mean confidence). One without
-  // pieces comes after the detected lines.
-  std::vector<std::uint8_t> replaced(detected, 0);
-  std::vector<size_t> whole_at(detected, 0);  // 1 + the whole's entry, at its first piece
-  std::vector<size_t> after;
-  for (size_t k = 0; k < chains.size(); ++k) {
-    const DecodedText& whole = texts[detected + k];
-    double sum = 0;
-    size_t chars = 0;
-    for (size_t m : chains[k].members) {
-      sum += static_cast<double>(texts[m].confidence) *
-             static_cast<double>(texts[m].char_offsets.size());
-      chars += texts[m].char_offsets.size();
-    }
-    const double pieces = chars > 0 ? sum / static_cast<double>(chars) : 0.0;
-    if (whole.text.empty() || whole.confidence < pieces)
-      continue;
-    if (chains[k].members.empty()) {
-      after.push_back(detected + k);
-      continue;
-    }
-    for (size_t m : chains[k].members)
-      replaced[m] = 1;
-    whole_at[*std::min_element(chains[k].members.begin(), chains[k].members.end())] =
-        detected + k + 1;
-  }
+
+  const LineOrder order = OrderWholeLines(lines, texts);
   auto emit = [&](size_t i) {
     if (texts[i].text.empty() || texts[i].confidence < options.drop_score)
       return;
-    TextLine line{texts[i].text, texts[i].confidence, kept[i], {}};
-    if (options.word_boxes)
-      line.words = LocateWords(texts[i], kept[i], flipped[i] != 0);
+    TextLine line{texts[i].text, texts[i].confidence, lines.boxes[i], {}};
+    if (options.read_words)
+      line.words = LocateWords(texts[i], lines.boxes[i], flipped[i] != 0);
     result.lines.push_back(std::move(line));
   };
-  for (size_t i = 0; i < detected; ++i) {
-    if (whole_at[i] != 0)
-      emit(whole_at[i] - 1);
-    if (replaced[i] == 0)
+  for (size_t i = 0; i < lines.detected; ++i) {
+    if (order.whole_at[i] != 0)
+      emit(order.whole_at[i] - 1);
+    if (order.replaced[i] == 0)
       emit(i);
   }
-  for (size_t i : after)
+  for (size_t i : order.after)
     emit(i);
   return result;
 }

@@ -26,7 +26,7 @@ struct OcrOptions {
   ClsOptions cls;
   RecOptions rec;
   float drop_score = 0.5f;  // lines whose confidence is below this are dropped
-  bool word_boxes = false;  // fill TextLine::words
+  bool read_words = false;  // fill TextLine::words
   // Write the word spaces the recognizer saw but lost to the blank (rec/word_spaces.h). Off: the
   // recognizer's raw output, as the reference pipeline gives it.
   bool text_normalization = true;

@@ -16,7 +16,7 @@ struct Point {
 // the text as it is read: top-left, top-right, bottom-right, bottom-left.
 using Quad = std::array<Point, 4>;
 
-// One word of a recognized line (OcrOptions::word_boxes): a maximal run of non-space
+// One word of a recognized line (OcrOptions::read_words): a maximal run of non-space
 // characters. Text without spaces (CJK) is one word per run.
 struct Word {
   std::string text;      // UTF-8
@@ -29,7 +29,7 @@ struct TextLine {
   std::string text;      // UTF-8
   float confidence = 0;  // mean of the kept CTC max probabilities, in [0, 1]
   Quad box;
-  std::vector<Word> words;  // filled only when OcrOptions::word_boxes is set
+  std::vector<Word> words;  // filled only when OcrOptions::read_words is set
 };
 
 }  // namespace ocr::pipeline

@@ -257,7 +257,7 @@ TEST_F(DocumentTest, TextLayerLinesCarryTheirWordsOnRequest) {
   const auto pdf = pt::MakeTextPdf("words", {"Total due 42 EUR"}, "a4");
   ASSERT_FALSE(pdf.empty());
   DocumentOptions options;
-  options.ocr.word_boxes = true;
+  options.ocr.read_words = true;
   auto doc = Read(pdf, options);
   ASSERT_TRUE(doc.ok()) << doc.status().ToString();
   ASSERT_EQ(doc->pages.size(), 1u);

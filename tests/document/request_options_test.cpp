@@ -67,6 +67,9 @@ TEST(RequestOptionsTest, EveryOptionReadsBackWhatWasSet) {
   const DocumentOptions defaults;
   for (const RequestOption& option : RequestOptions()) {
     SCOPED_TRACE(std::string(option.name));
+    ASSERT_FALSE(option.name.empty());
+    ASSERT_NE(option.get, nullptr);
+    ASSERT_NE(option.set, nullptr);
     const OptionValue initial = option.get(defaults);
     ASSERT_TRUE(CheckOption(option, initial).ok()) << "the default breaks its own rule";
     // Another valid value of the option, set through its text, reads back the same.

@@ -78,12 +78,13 @@ class SearchablePdfTest : public pt::PdfToolsTest {
 
   // Reads `bytes` and writes its searchable PDF; the result read, through `doc`.
   static std::string Searchable(const std::vector<std::uint8_t>& bytes,
-                                const DocumentOptions& options, DocumentResult* doc) {
+                                const DocumentOptions& options, DocumentResult* doc,
+                                bool pdfa = false) {
     auto read = ReadDocument(bytes, testing::DefaultPipeline(), options);
     EXPECT_TRUE(read.ok()) << read.status().ToString();
     if (!read.ok())
       return {};
-    auto pdf = WriteSearchablePdf(bytes, *read, options);
+    auto pdf = WriteSearchablePdf(bytes, *read, options, pdfa);
     EXPECT_TRUE(pdf.ok()) << pdf.status().ToString();
     *doc = std::move(read).value();
     return pdf.ok() ? std::move(pdf).value() : std::string();
@@ -91,7 +92,7 @@ class SearchablePdfTest : public pt::PdfToolsTest {
 
   static DocumentOptions WithWords(std::string page_range = "") {
     DocumentOptions options;
-    options.ocr.word_boxes = true;
+    options.ocr.read_words = true;
     options.page_range = std::move(page_range);
     return options;
   }
@@ -347,12 +348,11 @@ TEST_F(SearchablePdfTest, PdfaCarriesItsIdentificationMetadataAndOutputIntent) {
     GTEST_SKIP() << "pango-view not installed";
   const auto text = pt::MakeTextPdf("spdf_pdfa_text", {"Born digital & kept"}, "a4");
   ASSERT_FALSE(text.empty());
-  DocumentOptions options = WithWords();
-  options.pdfa = true;
+  const DocumentOptions options = WithWords();
   for (const std::filesystem::path& input : {png, text}) {
     SCOPED_TRACE(input.string());
     DocumentResult doc;
-    const std::string pdf = Searchable(pt::ReadBytes(input), options, &doc);
+    const std::string pdf = Searchable(pt::ReadBytes(input), options, &doc, /*pdfa=*/true);
     ASSERT_FALSE(pdf.empty());
     const auto out = WriteFile("spdf_pdfa.pdf", pdf);
     EXPECT_TRUE(pt::Run("qpdf --check '" + out.string() + "'"));

@@ -46,10 +46,10 @@ TEST(OcrRequestTest, JsonFormCarriesTheImageAndItsOptions) {
   EXPECT_TRUE(call.base64);
   EXPECT_EQ(call.model, "v4");
   EXPECT_FALSE(call.options.ocr.use_cls);
-  EXPECT_TRUE(call.options.ocr.word_boxes);
+  EXPECT_TRUE(call.options.ocr.read_words);
   EXPECT_FLOAT_EQ(call.options.ocr.drop_score, 0.25F);
   EXPECT_EQ(call.options.page_range, "0");  // one page: a TIFF's first frame
-  EXPECT_FALSE(call.document_format.has_value());
+  EXPECT_TRUE(call.json_form);
 }
 
 TEST(OcrRequestTest, JsonFormErrorsHaveTheirCodes) {
@@ -133,17 +133,20 @@ TEST(OcrRequestTest, MultipartFormCarriesTheFileByOffsetAndEveryField) {
       Field("output_format", "Markdown") + Field("paginate_output", "yes") +
           Field("force_ocr", "1") + Field("cls", "no") + Field("return_word_boxes", "TRUE") +
           Field("drop_score", "0.75") + Field("model", "v5") + Field("page_range", "0-2") +
-          Field("unknown", "ignored") + File("\x89PNG bytes") + End(),
+          Field("pdfa", "on") + Field("unknown", "ignored") + File("\x89PNG bytes") + End(),
       kFormType);
   ASSERT_TRUE(std::holds_alternative<OcrCall>(parsed));
   const OcrCall& call = std::get<OcrCall>(parsed);
   EXPECT_EQ(call.file(), "\x89PNG bytes");
   EXPECT_FALSE(call.base64);
-  EXPECT_EQ(call.document_format, document::OutputFormat::kMarkdown);
-  EXPECT_TRUE(call.paginate);
+  EXPECT_EQ(call.answer.format, document::OutputFormat::kMarkdown);
+  EXPECT_TRUE(call.answer.paginate);
+  EXPECT_TRUE(call.answer.list_words);
+  EXPECT_TRUE(call.answer.pdfa);
+  EXPECT_FALSE(call.json_form);
   EXPECT_TRUE(call.options.force_ocr);
   EXPECT_FALSE(call.options.ocr.use_cls);
-  EXPECT_TRUE(call.options.ocr.word_boxes);
+  EXPECT_TRUE(call.options.ocr.read_words);
   EXPECT_FLOAT_EQ(call.options.ocr.drop_score, 0.75F);
   EXPECT_EQ(call.model, "v5");
   EXPECT_EQ(call.options.page_range, "0-2");
@@ -152,7 +155,23 @@ TEST(OcrRequestTest, MultipartFormCarriesTheFileByOffsetAndEveryField) {
 TEST(OcrRequestTest, MultipartFormDefaultsToJsonPages) {
   const ParsedCall parsed = ParseMultipartForm(File("x") + End(), kFormType);
   ASSERT_TRUE(std::holds_alternative<OcrCall>(parsed));
-  EXPECT_EQ(std::get<OcrCall>(parsed).document_format, document::OutputFormat::kJson);
+  EXPECT_EQ(std::get<OcrCall>(parsed).answer.format, document::OutputFormat::kJson);
+}
+
+// serve --pdfa is every request's default; a request's own pdfa field overrides it.
+TEST(OcrRequestTest, MultipartFormKeepsTheServersAnswerDefaults) {
+  document::AnswerShape server;
+  server.pdfa = true;
+  const ParsedCall kept =
+      ParseMultipartForm(File("x") + End(), kFormType, {}, FormDialect::kOcr, server);
+  ASSERT_TRUE(std::holds_alternative<OcrCall>(kept));
+  EXPECT_TRUE(std::get<OcrCall>(kept).answer.pdfa);
+  const ParsedCall overridden = ParseMultipartForm(File("x") + Field("pdfa", "false") + End(),
+                                                   kFormType, {}, FormDialect::kOcr, server);
+  ASSERT_TRUE(std::holds_alternative<OcrCall>(overridden));
+  EXPECT_FALSE(std::get<OcrCall>(overridden).answer.pdfa);
+  EXPECT_EQ(ErrorOf(ParseMultipartForm(File("x") + Field("pdfa", "maybe") + End(), kFormType)).code,
+            "invalid_option");
 }
 
 TEST(OcrRequestTest, MultipartFormErrorsHaveTheirCodes) {

@@ -1,4 +1,4 @@
-// Long documents in process, with the real models on a real scheduler: the in-memory JobStore
+// Long documents in process, with the real models on a real scheduler: the in-memory LocalJobs
 // and its DocumentJobs (pages in order, the event log, cancellation, limits, expiry, the memory
 // they reserve), and the pages a replica claims from Redis within its memory budget (against a
 // real redis-server; skipped with a message when it is not installed).
@@ -17,8 +17,8 @@
 
 #include "common/text.h"
 #include "image/test_images.h"
-#include "jobs/job_store.h"
 #include "jobs/job_test_fixture.h"
+#include "jobs/local_jobs.h"
 #include "jobs/redis_jobs.h"
 #include "sched/memory_budget.h"
 #include "sched/scheduler.h"
@@ -35,7 +35,7 @@ using namespace std::chrono_literals;
 
 TEST_F(DocumentJobsTest, AJobReadsEveryPageInOrderAndLogsEachOnce) {
   sched::MemoryBudget budget(std::int64_t{2} << 30);
-  JobStore store({}, Workers(&budget), scheduler_->worker_count());
+  LocalJobs store({}, Workers(&budget), scheduler_->worker_count());
   auto id = store.Create(Input());
   ASSERT_OK(id);
   EXPECT_TRUE(IsJobId(*id));
@@ -70,7 +70,7 @@ TEST_F(DocumentJobsTest, AJobReadsEveryPageInOrderAndLogsEachOnce) {
 
   auto outcome = store.Outcome(*id);
   ASSERT_OK(outcome);
-  EXPECT_EQ(outcome->info.format, document::OutputFormat::kMarkdown);
+  EXPECT_EQ(outcome->info.answer.format, document::OutputFormat::kMarkdown);
   ASSERT_NE(outcome->document, nullptr);
   ASSERT_EQ(outcome->document->pages.size(), 3u);
   EXPECT_EQ(TextOf(outcome->document->pages[0]), "Alpha101");
@@ -121,7 +121,7 @@ TEST_F(DocumentJobsTest, APageReadsTheSameUnderAnyConcurrency) {
   const std::string expected = testing::ExactLines(alone->pages[0]);
   ASSERT_EQ(alone->pages[0].lines.size(), 3u) << expected;
 
-  JobStore store({}, Workers(), scheduler_->worker_count());
+  LocalJobs store({}, Workers(), scheduler_->worker_count());
   auto id = store.Create(InputOf(twenty));
   ASSERT_OK(id);
   std::vector<std::promise<Result<document::DocumentResult>>> requests(16);
@@ -148,7 +148,7 @@ TEST_F(DocumentJobsTest, APageReadsTheSameUnderAnyConcurrency) {
 }
 
 TEST_F(DocumentJobsTest, DeleteCancelsAnUnfinishedJobAndItsPagesStop) {
-  JobStore store({}, Workers(), 1);  // one page at a time: the rest wait
+  LocalJobs store({}, Workers(), 1);  // one page at a time: the rest wait
   auto id = store.Create(Input());
   ASSERT_OK(id);
   auto cancelled = store.Delete(*id);
@@ -167,7 +167,7 @@ TEST_F(DocumentJobsTest, DeleteCancelsAnUnfinishedJobAndItsPagesStop) {
 TEST_F(DocumentJobsTest, MaxJobsCountsStreamsButOnlyJobsAreListed) {
   JobLimits limits;
   limits.max_jobs = 2;
-  JobStore store(limits, Workers(), 1);
+  LocalJobs store(limits, Workers(), 1);
   auto stream = store.Start(Input(), /*listed=*/false);
   ASSERT_OK(stream);
   EXPECT_EQ(store.Find((*stream)->id()).status().code(), StatusCode::kNotFound);
@@ -193,7 +193,7 @@ TEST_F(DocumentJobsTest, JobsPastTheirTimeoutFailAndExpireAfterTheirTtl) {
   JobLimits limits;
   limits.timeout = 0s;  // every page is past the job's deadline
   limits.ttl = 0s;
-  JobStore store(limits, Workers(), 1);
+  LocalJobs store(limits, Workers(), 1);
   // The job itself: with a ttl of 0 it may expire from the store as soon as it failed.
   auto job = store.Start(Input(), /*listed=*/true);
   ASSERT_OK(job);
@@ -211,7 +211,7 @@ TEST_F(DocumentJobsTest, JobsPastTheirTimeoutFailAndExpireAfterTheirTtl) {
 TEST_F(DocumentJobsTest, AJobReservesItsMemoryOrIsRefused) {
   // Each page in flight is estimated at the models' working set (96 MB) and its pixels.
   sched::MemoryBudget small(std::int64_t{64} << 20);
-  JobStore too_small({}, Workers(&small), 2);
+  LocalJobs too_small({}, Workers(&small), 2);
   const auto huge = too_small.Create(Input());
   EXPECT_EQ(huge.status().code(), StatusCode::kImageTooLarge);
   EXPECT_THAT(huge.status().message(), HasSubstr("--memory-budget-mb"));
@@ -220,7 +220,7 @@ TEST_F(DocumentJobsTest, AJobReservesItsMemoryOrIsRefused) {
   sched::MemoryBudget budget(std::int64_t{400} << 20);
   auto held = budget.TryReserve(std::int64_t{300} << 20);
   ASSERT_TRUE(held.has_value());
-  JobStore busy({}, Workers(&budget), 2);
+  LocalJobs busy({}, Workers(&budget), 2);
   const auto refused = busy.Create(Input());
   EXPECT_EQ(refused.status().code(), StatusCode::kResourceExhausted);
   EXPECT_EQ(budget.reserved(), std::int64_t{300} << 20);

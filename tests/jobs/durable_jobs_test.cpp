@@ -102,7 +102,7 @@ TEST_F(DurableJobsTest, AFinishedJobIsServedByTheNextStoreOverTheFolder) {
   ASSERT_OK(job);
   EXPECT_EQ(job->snapshot.state, JobState::kSucceeded);
   EXPECT_EQ(job->snapshot.pages_done, 3);
-  EXPECT_EQ(job->format, document::OutputFormat::kMarkdown);
+  EXPECT_EQ(job->answer.format, document::OutputFormat::kMarkdown);
   auto outcome = store->Outcome(id);
   ASSERT_OK(outcome);
   ASSERT_NE(outcome->document, nullptr);
@@ -142,7 +142,7 @@ TEST_F(DurableJobsTest, AJobStoppedHalfwayResumesFromItsFirstUnreadPage) {
   ASSERT_FALSE(twelve.empty());
 
   // The uninterrupted run, in memory.
-  JobStore memory({}, Workers(), scheduler_->worker_count());
+  LocalJobs memory({}, Workers(), scheduler_->worker_count());
   auto whole_id = memory.Create(InputOf(twelve));
   ASSERT_OK(whole_id);
   ASSERT_TRUE(WaitFor([&] {

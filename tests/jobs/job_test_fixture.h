@@ -87,7 +87,7 @@ class DocumentJobsTest : public ::testing::Test {
     EXPECT_OK(reader);
     input.reader = std::move(reader).value();
     input.model = "ppocrv4";
-    input.format = document::OutputFormat::kMarkdown;
+    input.answer.format = document::OutputFormat::kMarkdown;
     input.options = options;
     return input;
   }

@@ -159,12 +159,11 @@ TEST(PageCodecTest, RoundTripsLinesWordsAndSource) {
 TEST(JobSpecCodecTest, CarriesEveryReadingOption) {
   SharedJobSpec spec;
   spec.model = "ppocrv5";
-  spec.format = document::OutputFormat::kHtml;
-  spec.paginate = true;
+  spec.answer = {document::OutputFormat::kPdf, true, true, true};
   document::DocumentOptions& o = spec.options;
   o.ocr.use_cls = false;
   o.ocr.drop_score = 0.6f;
-  o.ocr.word_boxes = true;
+  o.ocr.read_words = true;
   o.ocr.det.limit_side_len = 1280;
   o.ocr.det.limit_type = pipeline::LimitType::kMin;
   o.ocr.text_normalization = false;
@@ -176,8 +175,10 @@ TEST(JobSpecCodecTest, CarriesEveryReadingOption) {
   auto decoded = DecodeJobSpec(EncodeJobSpec(spec));
   ASSERT_OK(decoded);
   EXPECT_EQ(decoded->model, "ppocrv5");
-  EXPECT_EQ(decoded->format, document::OutputFormat::kHtml);
-  EXPECT_TRUE(decoded->paginate);
+  EXPECT_EQ(decoded->answer.format, document::OutputFormat::kPdf);
+  EXPECT_TRUE(decoded->answer.paginate);
+  EXPECT_TRUE(decoded->answer.list_words);
+  EXPECT_TRUE(decoded->answer.pdfa);
   // Every option of the table, whatever it is, comes back as it was.
   for (const document::RequestOption& option : document::RequestOptions())
     EXPECT_EQ(option.get(decoded->options), option.get(o)) << option.name;
@@ -195,17 +196,26 @@ TEST(JobSpecCodecTest, ReadsSpecsOfReplicasWithoutTheNewerOptions) {
   EXPECT_EQ(old->options.ocr.det.limit_type, pipeline::LimitType::kMax);
   EXPECT_FALSE(old->options.ocr.text_normalization);
   EXPECT_FALSE(old->options.ocr.rec.lexicon);
-  EXPECT_TRUE(old->options.ocr.word_boxes);
+  EXPECT_TRUE(old->options.ocr.read_words);
   EXPECT_EQ(old->options.page_range, "0-2");
   EXPECT_TRUE(old->options.ocr.cls.page_vote);
   EXPECT_EQ(old->options.ocr.det.limit_side_len, 960);
+  EXPECT_TRUE(old->answer.list_words);  // words were listed whenever they were read
+  EXPECT_FALSE(old->answer.pdfa);
+  // pdfa was stored among the reading options before it was part of the answer, under the
+  // same key.
+  auto pdfa = DecodeJobSpec(R"({"model":"m","format":"pdf","paginate":false,"pdfa":true})");
+  ASSERT_OK(pdfa);
+  EXPECT_TRUE(pdfa->answer.pdfa);
+  EXPECT_EQ(pdfa->answer.format, document::OutputFormat::kPdf);
 
   for (const char* bad :
        {"", "[]", "{}", R"({"model":"m","format":"docx","paginate":false})",
         R"({"model":"m","format":"json","paginate":false,"drop_score":"high"})",
         R"({"model":"m","format":"json","paginate":false,"drop_score":7})",
         R"({"model":"m","format":"json","paginate":false,"det_limit_type":"fast"})",
-        R"({"model":"m","format":"json","paginate":false,"det_limit_side_len":1e9})"}) {
+        R"({"model":"m","format":"json","paginate":false,"det_limit_side_len":1e9})",
+        R"({"model":"m","format":"pdf","paginate":false,"pdfa":"yes"})"}) {
     EXPECT_EQ(DecodeJobSpec(bad).status().code(), StatusCode::kInternal) << bad;
   }
 }
@@ -279,10 +289,10 @@ class RedisJobsTest : public ::testing::Test {
   static SharedJobSpec Spec() {
     SharedJobSpec spec;
     spec.model = "ppocrv4";
-    spec.format = document::OutputFormat::kMarkdown;
+    spec.answer.format = document::OutputFormat::kMarkdown;
     spec.options.page_range = "0-2";
-    spec.options.ocr.word_boxes = true;
-    spec.word_boxes = true;
+    spec.options.ocr.read_words = true;
+    spec.answer.list_words = true;
     return spec;
   }
 
@@ -300,8 +310,8 @@ TEST_F(RedisJobsTest, AdmitsFindsCancelsAndForgets) {
   EXPECT_EQ(job->snapshot.state, JobState::kQueued);
   EXPECT_EQ(job->snapshot.page_count, 5);
   EXPECT_EQ(job->snapshot.pages_total, 3);
-  EXPECT_EQ(job->format, document::OutputFormat::kMarkdown);
-  EXPECT_TRUE(job->word_boxes);
+  EXPECT_EQ(job->answer.format, document::OutputFormat::kMarkdown);
+  EXPECT_TRUE(job->answer.list_words);
 
   // Another replica's view of the same Redis sees the same job.
   auto other = Store({});

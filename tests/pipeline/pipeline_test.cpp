@@ -404,7 +404,7 @@ float QuadMaxX(const Quad& q) {
 
 TEST_F(PipelineTest, WordBoxesCoverEachWordsInk) {
   OcrOptions options;
-  options.word_boxes = true;
+  options.read_words = true;
   // The recognizer often drops the spaces between English words; wide gaps keep them.
   for (const std::string text : {"Alpha Bravo Charlie", "Alpha        Bravo"}) {
     const auto png = testing::RenderTextPng(text, 28);

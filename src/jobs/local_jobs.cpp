@@ -1,4 +1,4 @@
-#include "jobs/job_store.h"
+#include "jobs/local_jobs.h"
 
 #include <sys/random.h>
 
@@ -20,8 +20,7 @@ Status NoSuchJob(std::string_view id) {
 
 JobInfo InfoOf(const DocumentJob& job) {
   const JobSpec& spec = job.spec();
-  JobInfo info{job.id(), job.Snapshot(), spec.format, spec.paginate, spec.word_boxes};
-  info.pdfa = spec.pdfa;
+  JobInfo info{job.id(), job.Snapshot(), spec.answer};
   info.seconds = job.seconds();
   return info;
 }
@@ -60,32 +59,32 @@ bool IsJobId(std::string_view id) {
          });
 }
 
-JobStore::JobStore(JobLimits limits, PageWorkers workers, int window,
-                   std::function<std::size_t()> others)
+LocalJobs::LocalJobs(JobLimits limits, PageWorkers workers, int window,
+                     std::function<std::size_t()> others)
     : limits_(limits), workers_(std::move(workers)), window_(window), others_(std::move(others)) {}
 
-JobStore::~JobStore() {
+LocalJobs::~LocalJobs() {
   Abandon(Status(StatusCode::kCancelled, "the server is shutting down"));
 }
 
-std::size_t JobStore::UnfinishedLocked() const {
+std::size_t LocalJobs::UnfinishedLocked() const {
   std::size_t n = 0;
   for (const auto& [id, entry] : jobs_)
     n += entry.job->finished_at() ? 0 : 1;
   return n;
 }
 
-Status JobStore::AdmitLocked(std::size_t others) const {
+Status LocalJobs::AdmitLocked(std::size_t others) const {
   return Admission(admitting_, UnfinishedLocked() + others, limits_.max_jobs);
 }
 
-Status JobStore::CanAdmit() const {
+Status LocalJobs::CanAdmit() const {
   const std::size_t others = Others();
   MutexLock lock(&mu_);
   return AdmitLocked(others);
 }
 
-Result<std::shared_ptr<DocumentJob>> JobStore::Start(JobInput input, bool listed) {
+Result<std::shared_ptr<DocumentJob>> LocalJobs::Start(JobInput input, bool listed) {
   OCR_RETURN_IF_ERROR(CanAdmit());  // before the estimate: a refusal costs nothing
   const auto pages = static_cast<std::int64_t>(input.reader->pages().size());
   // The pages in flight are held until the last page is read. The upload and the results are
@@ -101,10 +100,7 @@ Result<std::shared_ptr<DocumentJob>> JobStore::Start(JobInput input, bool listed
   spec.file = input.file;
   spec.reader = std::move(input.reader);
   spec.pipeline = input.pipeline;
-  spec.format = input.format;
-  spec.paginate = input.paginate;
-  spec.pdfa = input.options.pdfa;
-  spec.word_boxes = input.word_boxes;
+  spec.answer = input.answer;
   if (work_lease)
     spec.work_lease.emplace(std::move(*work_lease));
   if (result_lease)
@@ -123,13 +119,13 @@ Result<std::shared_ptr<DocumentJob>> JobStore::Start(JobInput input, bool listed
   return job;
 }
 
-Result<std::string> JobStore::Create(JobInput input) {
+Result<std::string> LocalJobs::Create(JobInput input) {
   OCR_ASSIGN_OR_RETURN(const std::shared_ptr<DocumentJob> job,
                        Start(std::move(input), /*listed=*/true));
   return job->id();
 }
 
-Result<std::shared_ptr<DocumentJob>> JobStore::Lookup(std::string_view id) const {
+Result<std::shared_ptr<DocumentJob>> LocalJobs::Lookup(std::string_view id) const {
   MutexLock lock(&mu_);
   const auto it = jobs_.find(id);
   if (it == jobs_.end() || !it->second.listed)
@@ -140,12 +136,12 @@ Result<std::shared_ptr<DocumentJob>> JobStore::Lookup(std::string_view id) const
   return it->second.job;
 }
 
-Result<JobInfo> JobStore::Find(std::string_view id) {
+Result<JobInfo> LocalJobs::Find(std::string_view id) {
   OCR_ASSIGN_OR_RETURN(const std::shared_ptr<DocumentJob> job, Lookup(id));
   return InfoOf(*job);
 }
 
-Result<JobInfo> JobStore::Delete(std::string_view id) {
+Result<JobInfo> LocalJobs::Delete(std::string_view id) {
   OCR_ASSIGN_OR_RETURN(const std::shared_ptr<DocumentJob> job, Lookup(id));
   if (job->finished_at()) {
     // A finished job: its result is freed (its watchers keep their reference until they end).
@@ -161,7 +157,7 @@ Result<JobInfo> JobStore::Delete(std::string_view id) {
   return InfoOf(*job);
 }
 
-Result<JobOutcome> JobStore::Outcome(std::string_view id) {
+Result<JobOutcome> LocalJobs::Outcome(std::string_view id) {
   OCR_ASSIGN_OR_RETURN(const std::shared_ptr<DocumentJob> job, Lookup(id));
   JobOutcome outcome;
   outcome.info = InfoOf(*job);
@@ -172,17 +168,17 @@ Result<JobOutcome> JobStore::Outcome(std::string_view id) {
   return outcome;
 }
 
-Result<JobSource> JobStore::Source(std::string_view id) {
+Result<JobSource> LocalJobs::Source(std::string_view id) {
   OCR_ASSIGN_OR_RETURN(const std::shared_ptr<DocumentJob> job, Lookup(id));
   return JobSource{InfoOf(*job), job->spec().upload, job->spec().file};
 }
 
-Result<std::shared_ptr<JobView>> JobStore::Follow(std::string_view id, std::size_t /*cursor*/) {
+Result<std::shared_ptr<JobView>> LocalJobs::Follow(std::string_view id, std::size_t /*cursor*/) {
   OCR_ASSIGN_OR_RETURN(std::shared_ptr<DocumentJob> job, Lookup(id));
   return std::shared_ptr<JobView>(std::move(job));  // its whole log is in memory
 }
 
-void JobStore::Sweep() {
+void LocalJobs::Sweep() {
   const auto now = DocumentJob::Clock::now();
   std::vector<std::shared_ptr<DocumentJob>> late;
   std::vector<std::shared_ptr<DocumentJob>> freed;  // destroyed outside the lock
@@ -207,12 +203,12 @@ void JobStore::Sweep() {
   }
 }
 
-void JobStore::StopAdmitting() {
+void LocalJobs::StopAdmitting() {
   MutexLock lock(&mu_);
   admitting_ = false;
 }
 
-void JobStore::Abandon(const Status& why) {
+void LocalJobs::Abandon(const Status& why) {
   std::vector<std::shared_ptr<DocumentJob>> all;
   {
     MutexLock lock(&mu_);
@@ -223,7 +219,7 @@ void JobStore::Abandon(const Status& why) {
     job->Cancel(why);
 }
 
-std::size_t JobStore::unfinished() const {
+std::size_t LocalJobs::unfinished() const {
   MutexLock lock(&mu_);
   return UnfinishedLocked();
 }

@@ -1,4 +1,4 @@
-// JobStore: the documents in progress and the finished jobs' results of one server, in memory:
+// LocalJobs: the documents in progress and the finished jobs' results of one server, in memory:
 // the JobBackend without --redis, and the streams' runner always.
 // Ids are 128 random bits (there is no authentication: an id is the only key to a result, and no
 // route lists them). Unfinished jobs are bounded by max_jobs; finished ones are kept `ttl`, then
@@ -32,16 +32,16 @@ struct JobLimits {
   std::chrono::seconds timeout{3600};  // from admission to the end of a job or stream
 };
 
-class JobStore final : public JobBackend {
+class LocalJobs final : public JobBackend {
  public:
   // At most `window` pages of a job run at once, on `workers`. `others` (may be empty) counts the
   // documents in progress in another store of this server, which max_jobs bounds together with
   // this one's.
-  JobStore(JobLimits limits, PageWorkers workers, int window,
-           std::function<std::size_t()> others = {});
-  ~JobStore() override;  // cancels what still runs
-  JobStore(const JobStore&) = delete;
-  JobStore& operator=(const JobStore&) = delete;
+  LocalJobs(JobLimits limits, PageWorkers workers, int window,
+            std::function<std::size_t()> others = {});
+  ~LocalJobs() override;  // cancels what still runs
+  LocalJobs(const LocalJobs&) = delete;
+  LocalJobs& operator=(const LocalJobs&) = delete;
 
   // Admits and starts a job, listed (a job: Find() sees it) or not (a stream). Errors:
   // kResourceExhausted when max_jobs are unfinished or the memory budget is held (503, retry);
