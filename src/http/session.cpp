@@ -1,8 +1,5 @@
 #include "http/session.h"
 
-#include <sys/socket.h>
-
-#include <cerrno>
 #include <exception>
 #include <optional>
 #include <stop_token>
@@ -23,6 +20,7 @@
 #include "http/access_log.h"
 #include "http/bad_requests.h"
 #include "http/error_mapping.h"
+#include "http/internal/hangup.h"
 #include "http/request_path.h"
 #include "http/stream_writer.h"
 
@@ -316,21 +314,9 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
   // nginx treats a client abort). Bytes of a pipelined request end the watch; they are read
   // after this answer.
   void WatchForHangup(std::uint64_t generation) {
-    stream_.socket().async_wait(
-        tcp::socket::wait_read, [self = shared_from_this(), generation](beast::error_code ec) {
-          if (ec || !self->IsCurrent(generation))
-            return;
-          char byte = 0;
-          const ssize_t n =
-              ::recv(self->stream_.socket().native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
-          if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-            // A wake-up with nothing to read (readiness the request's own read left behind):
-            // keep watching, or a hang-up during this request would go unnoticed.
-            self->WatchForHangup(generation);
-            return;
-          }
-          if (n > 0)
-            return;
+    internal::WatchForHangup(
+        stream_, [self = shared_from_this(), generation] { return self->IsCurrent(generation); },
+        [self = shared_from_this()] {
           if (auto source = self->stop_.lock())
             source->request_stop();
         });

@@ -1,13 +1,12 @@
 #include "http/stream_writer.h"
 
-#include <sys/socket.h>
-
-#include <cerrno>
 #include <cstdio>
 #include <utility>
 
 #include <boost/asio/post.hpp>
 #include <boost/asio/write.hpp>
+
+#include "http/internal/hangup.h"
 
 namespace ocr::http {
 
@@ -106,21 +105,9 @@ void StreamWriter::OnWrite(beast::error_code ec, std::size_t bytes) {
 }
 
 void StreamWriter::WatchHangup() {
-  socket_.socket().async_wait(
-      net::ip::tcp::socket::wait_read, [self = shared_from_this()](beast::error_code ec) {
-        if (ec || !self->done_)
-          return;
-        char byte = 0;
-        const ssize_t n =
-            ::recv(self->socket_.socket().native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-          self->WatchHangup();  // a wake-up with nothing to read: keep watching
-          return;
-        }
-        if (n > 0)
-          return;  // bytes of a next request: read after the stream
-        self->End(false, "client hung up");
-      });
+  internal::WatchForHangup(
+      socket_, [self = shared_from_this()] { return static_cast<bool>(self->done_); },
+      [self = shared_from_this()] { self->End(false, "client hung up"); });
 }
 
 void StreamWriter::End(bool completed, std::string why) {
