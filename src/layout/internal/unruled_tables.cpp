@@ -277,6 +277,71 @@ std::vector<LineGeom> WithoutProseBeside(std::vector<LineGeom> lines,
   return lines;
 }
 
+// Horizontal rules as wide as the table's box, above, inside or below it (booktabs).
+int BoundingRules(const std::vector<Ruling>& horizontal, const Box& box, float h) {
+  int count = 0;
+  for (const Ruling& r : horizontal) {
+    if (r.x0 <= box.left + h && r.x1 >= box.right - h && r.y0 >= box.top - 2 * h &&
+        r.y0 <= box.bottom + 2 * h) {
+      ++count;
+    }
+  }
+  return count;
+}
+
+// The column boundaries, edges included: the whitespace gutters and the vertical rules through
+// the whole table, clustered.
+std::vector<float> ColumnBounds(const std::vector<LineGeom>& lines,
+                                const std::vector<Ruling>& vertical, const Box& box,
+                                std::size_t allowed, float touch, float h) {
+  std::vector<float> xs = Gutters(lines, box.left, box.right, allowed, h);
+  for (const Ruling& r : vertical) {
+    if (r.x0 > box.left + touch && r.x0 < box.right - touch && r.y0 <= box.top + h &&
+        r.y1 >= box.bottom - h) {
+      xs.push_back(r.x0);  // a rule through the whole table separates columns too
+    }
+  }
+  xs = Cluster(std::move(xs), h);
+  xs.insert(xs.begin(), box.left);
+  xs.push_back(box.right);
+  return xs;
+}
+
+// Whether enough of the grid holds text: rows with two or more cells, and cells filled.
+bool FilledEnough(const Table& table) {
+  int filled = 0;
+  std::vector<int> cells_in_row(static_cast<std::size_t>(table.row_count), 0);
+  for (const TableCell& cell : table.cells) {
+    if (!cell.rows.empty()) {
+      filled += cell.row_span * cell.col_span;
+      ++cells_in_row[static_cast<std::size_t>(cell.row)];
+    }
+  }
+  const auto multi =
+      std::count_if(cells_in_row.begin(), cells_in_row.end(), [](int n) { return n >= 2; });
+  return static_cast<float>(multi) >= kMinMultiCellRows * static_cast<float>(table.row_count) &&
+         static_cast<float>(filled) >=
+             kMinFilledCells * static_cast<float>(table.row_count * table.col_count);
+}
+
+// A ruling between the first and second rows, and none between later rows: a header rule.
+bool RuleUnderFirstRow(const std::vector<Ruling>& row_rules, const Grid& grid, const Box& box,
+                       int row_count, float touch, float h) {
+  if (row_count < 2)
+    return false;
+  const float y = grid.ys[1];
+  int inner_rules = 0;
+  bool under_first = false;
+  for (const Ruling& r : row_rules) {
+    if (r.y0 > box.top + touch && r.y0 < box.bottom - touch &&
+        r.x1 - r.x0 >= 0.5F * (box.right - box.left)) {
+      ++inner_rules;
+      under_first = under_first || std::abs(r.y0 - y) <= std::max(touch, h);
+    }
+  }
+  return under_first && inner_rules <= 2;
+}
+
 }  // namespace
 
 std::optional<Table> UnruledTable(const std::vector<std::vector<LineGeom>>& rows,
@@ -298,25 +363,11 @@ std::optional<Table> UnruledTable(const std::vector<std::vector<LineGeom>>& rows
   const Box box = Bounds(lines);
   const float touch = kTouch * h + 2.0F;
   // Rules as wide as the table bound it (booktabs): with them, two columns are a table too.
-  int bounding_rules = 0;
-  for (const Ruling& r : horizontal) {
-    if (r.x0 <= box.left + h && r.x1 >= box.right - h && r.y0 >= box.top - 2 * h &&
-        r.y0 <= box.bottom + 2 * h) {
-      ++bounding_rules;
-    }
-  }
+  const int bounding_rules = BoundingRules(horizontal, box, h);
   const auto allowed = static_cast<std::size_t>(kMaxCrossingRows * static_cast<float>(row_count));
-  std::vector<float> xs = Gutters(lines, box.left, box.right, allowed, h);
-  for (const Ruling& r : vertical) {
-    if (r.x0 > box.left + touch && r.x0 < box.right - touch && r.y0 <= box.top + h &&
-        r.y1 >= box.bottom - h) {
-      xs.push_back(r.x0);  // a rule through the whole table separates columns too
-    }
-  }
-  xs = Cluster(std::move(xs), h);
-  xs.insert(xs.begin(), box.left);
-  xs.push_back(box.right);
-  const int columns = static_cast<int>(xs.size()) - 1;
+  Grid grid;
+  grid.xs = ColumnBounds(lines, vertical, box, allowed, touch, h);
+  const int columns = static_cast<int>(grid.xs.size()) - 1;
   if (columns < (bounding_rules >= 2 ? 2 : kMinUnruledColumns)) {
     return std::nullopt;
   }
@@ -331,8 +382,6 @@ std::optional<Table> UnruledTable(const std::vector<std::vector<LineGeom>>& rows
       separators.push_back(r.y0);
     }
   }
-  Grid grid;
-  grid.xs = std::move(xs);
   grid.ys = SeparatedRowBounds(lines, grid.xs, std::move(separators), box.top, box.bottom, h);
   if (grid.ys.empty()) {
     grid.ys = TextRowBounds(lines, grid.xs, box.top, box.bottom, h);
@@ -341,40 +390,11 @@ std::optional<Table> UnruledTable(const std::vector<std::vector<LineGeom>>& rows
     return std::nullopt;
   }
   std::optional<Table> built = BuildTable(grid, lines, {}, {}, h);
-  if (!built) {
+  if (!built || !FilledEnough(*built)) {
     return std::nullopt;
   }
-  Table& table = *built;
-  int filled = 0;
-  std::vector<int> cells_in_row(static_cast<std::size_t>(table.row_count), 0);
-  for (const TableCell& cell : table.cells) {
-    if (!cell.rows.empty()) {
-      filled += cell.row_span * cell.col_span;
-      ++cells_in_row[static_cast<std::size_t>(cell.row)];
-    }
-  }
-  const auto multi =
-      std::count_if(cells_in_row.begin(), cells_in_row.end(), [](int n) { return n >= 2; });
-  if (static_cast<float>(multi) < kMinMultiCellRows * static_cast<float>(table.row_count) ||
-      static_cast<float>(filled) <
-          kMinFilledCells * static_cast<float>(table.row_count * table.col_count)) {
-    return std::nullopt;
-  }
-  // A ruling between the first and second rows, and none between later rows: a header rule.
-  bool rule_under_first = false;
-  if (table.row_count >= 2) {
-    const float y = grid.ys[1];
-    int inner_rules = 0;
-    for (const Ruling& r : row_rules) {
-      if (r.y0 > box.top + touch && r.y0 < box.bottom - touch &&
-          r.x1 - r.x0 >= 0.5F * (box.right - box.left)) {
-        ++inner_rules;
-        rule_under_first = rule_under_first || std::abs(r.y0 - y) <= std::max(touch, h);
-      }
-    }
-    rule_under_first = rule_under_first && inner_rules <= 2;
-  }
-  table.header_rows = HeaderRows(table, texts, rule_under_first);
+  built->header_rows = HeaderRows(
+      *built, texts, RuleUnderFirstRow(row_rules, grid, box, built->row_count, touch, h));
   return built;
 }
 
