@@ -195,6 +195,27 @@ int main(int argc, char** argv) {
   for (const std::string& body : json)
     seeds.Add("json_fuzz", body);
 
+  // Answers sent back to be written again: the multipart form's pages (a heading, a paragraph,
+  // a list item, a table with a spanning cell) and the JSON form's results.
+  const std::string line =
+      R"({"text":"Name, red","confidence":0.9,"bounding_box":[[10,10],[90,10],[90,30],[10,30]]})";
+  const std::string line2 = R"({"text":"12","bounding_box":[[100,10],[150,10],[150,30],[100,30]]})";
+  const std::string line3 =
+      R"({"text":"- item","bounding_box":[[10,40],[150,40],[150,60],[10,60]]})";
+  const std::string results = "[" + line + "," + line2 + "," + line3 + "]";
+  const std::vector<std::string> render = {
+      R"({"output_format":"markdown","answer":{"pages":[{"page":0,"width":200,"height":100,"results":)" +
+          results +
+          R"(,"blocks":[{"type":"heading","level":2,"lines":[0,1]},{"type":"list_item","ordered":false,"lines":[2]}]}]}})",
+      R"({"output_format":"csv","paginate_output":true,"answer":{"pages":[{"results":)" + results +
+          R"(,"blocks":[{"type":"table","rows":2,"columns":2,"header_rows":1,"cells":[{"row":0,"col":0,"col_span":2,"lines":[0,1]},{"row":1,"col":1,"lines":[2]}]}]},{"page":3,"results":[],"blocks":[]}]}})",
+      R"({"output_format":"html","paginate_output":true,"answer":{"processing_time":1,"results":)" +
+          results + "}}",
+      R"({"output_format":"text","answer":{"results":[{"text":"x","bounding_box":[[1e39,0],[0,0],[0,0],[0,0]]}]}})",
+  };
+  for (const std::string& body : render)
+    seeds.Add("render_fuzz", body);
+
   constexpr std::string_view kBoundary = "fuzzBoundary";
   const std::string content_type = "multipart/form-data; boundary=" + std::string(kBoundary);
   const std::vector<std::string> forms = {

@@ -47,7 +47,8 @@ CLI::App* AddRunCommand(CLI::App& app, RunOptions& o) {
                   "standard input")
       ->required();
   cmd->add_option("--model", o.model, "Model set to use (default: the first)");
-  cmd->add_option("--format", o.format, "Output: json, text, markdown, html, hocr, alto or pdf")
+  cmd->add_option("--format", o.format,
+                  "Output: json, text, markdown, html, hocr, alto, csv (tables) or pdf")
       ->capture_default_str();
   cmd->add_option("--threads", o.threads, "Inference workers (0 = one per usable core)")
       ->envname("ONNXOCR_THREADS")

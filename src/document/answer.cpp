@@ -13,7 +13,7 @@ struct NamedFormat {
   OutputFormat format;
 };
 
-constexpr std::array<NamedFormat, 7> kFormats = {{
+constexpr std::array<NamedFormat, 8> kFormats = {{
     {"json", OutputFormat::kJson},
     {"markdown", OutputFormat::kMarkdown},
     {"html", OutputFormat::kHtml},
@@ -21,6 +21,7 @@ constexpr std::array<NamedFormat, 7> kFormats = {{
     {"hocr", OutputFormat::kHocr},
     {"alto", OutputFormat::kAlto},
     {"pdf", OutputFormat::kPdf},
+    {"csv", OutputFormat::kCsv},
 }};
 
 }  // namespace

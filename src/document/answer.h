@@ -12,9 +12,10 @@
 namespace ocr::document {
 
 // kPdf is the searchable PDF (searchable_pdf.h): not text, so FormatDocument writes nothing.
-enum class OutputFormat { kJson, kText, kMarkdown, kHtml, kHocr, kAlto, kPdf };
+// kCsv is the document's tables alone (render.h).
+enum class OutputFormat { kJson, kText, kMarkdown, kHtml, kHocr, kAlto, kPdf, kCsv };
 
-// Accepts "json", "text", "markdown", "html", "hocr", "alto", "pdf" (case-insensitive);
+// Accepts "json", "text", "markdown", "html", "hocr", "alto", "pdf", "csv" (case-insensitive);
 // kInvalidArgument otherwise, with a message that lists the accepted values.
 Result<OutputFormat> ParseOutputFormat(std::string_view name);
 

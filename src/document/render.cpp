@@ -180,6 +180,50 @@ std::string TableMarkdown(std::span<const TextLine> lines, const Table& table) {
   return out;
 }
 
+// A field of RFC 4180: quoted, its quotes doubled, when it holds a quote, a comma or a line break.
+std::string CsvField(std::string_view text) {
+  if (text.find_first_of("\",\r\n") == std::string_view::npos)
+    return std::string(text);
+  std::string out = "\"";
+  for (const char c : text) {
+    out += c;
+    if (c == '"')
+      out += '"';
+  }
+  return out + "\"";
+}
+
+// A table as CSV rows, CRLF after each: a cell's rows joined by spaces at its origin, the other
+// positions it spans empty, as a spreadsheet shows merged cells.
+std::string TableCsv(std::span<const TextLine> lines, const Table& table) {
+  const auto cols = static_cast<std::size_t>(table.col_count);
+  std::vector<std::string> grid(static_cast<std::size_t>(table.row_count) * cols);
+  for (const TableCell& cell : table.cells)
+    grid[static_cast<std::size_t>(cell.row) * cols + static_cast<std::size_t>(cell.col)] =
+        CsvField(RowsText(lines, cell.rows, " "));
+  std::string out;
+  for (std::size_t i = 0; i < grid.size(); ++i) {
+    out += grid[i];
+    out += (i + 1) % cols == 0 ? "\r\n" : ",";
+  }
+  return out;
+}
+
+// Every table of the pages as CSV, a blank line between tables; empty for none.
+std::string TablesCsv(std::span<const DocumentPage> pages) {
+  std::string out;
+  for (const DocumentPage& page : pages) {
+    for (const Block& block : PageBlocks(page)) {
+      if (block.type != BlockType::kTable || block.table.col_count <= 0)
+        continue;
+      if (!out.empty())
+        out += "\r\n";
+      out += TableCsv(page.lines, block.table);
+    }
+  }
+  return out;
+}
+
 // marker's page rule: "{N}" and 48 dashes, with a blank line on either side.
 const std::string kPageRule(48, '-');
 
@@ -352,6 +396,8 @@ std::string FormatPage(OutputFormat format, const DocumentPage& page) {
   if (format == OutputFormat::kText) {
     return FormatText(page.lines);
   }
+  if (format == OutputFormat::kCsv)
+    return TablesCsv(std::span(&page, 1));
   const std::vector<Block> blocks = PageBlocks(page);
   return format == OutputFormat::kMarkdown ? FormatMarkdown(page.lines, blocks)
                                            : FormatHtml(page.lines, blocks);
@@ -366,6 +412,8 @@ std::string FormatDocument(const DocumentResult& document, OutputFormat format, 
     return FormatHocr(document);
   if (format == OutputFormat::kAlto)
     return FormatAlto(document);
+  if (format == OutputFormat::kCsv)
+    return TablesCsv(document.pages);
   if (paginate)
     return PaginateLikeMarker(document, format);
   std::string out;

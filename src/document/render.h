@@ -23,7 +23,8 @@ namespace ocr::document {
 std::vector<layout::Block> PageBlocks(const DocumentPage& page);
 
 // One page in `format` (empty for kJson): FormatText, or FormatMarkdown / FormatHtml over the
-// page's blocks (laid out now when the page carries none); hOCR and ALTO of the page alone.
+// page's blocks (laid out now when the page carries none); hOCR and ALTO of the page alone; the
+// page's tables as CSV.
 std::string FormatPage(OutputFormat format, const DocumentPage& page);
 
 // The lines' texts in the given order, one per line ("\n"-separated, with a final newline when
@@ -56,7 +57,9 @@ std::string BlockHtml(std::span<const pipeline::TextLine> lines, const layout::B
 // are paginated exactly as marker's server does it (spec/API.md: "\n\n{N}" + 48 dashes +
 // "\n\n" before each page). HTML is a whole HTML5 document (UTF-8), each page a
 // <div class='page' data-page-id='N'> when paginated. hOCR and ALTO are one document of all
-// the pages whatever `paginate` says.
+// the pages whatever `paginate` says. CSV is every table of the document (RFC 4180, CRLF line
+// ends, a blank line between tables; a cell's text at its origin, the positions it spans empty),
+// empty when it has none, whatever `paginate` says.
 std::string FormatDocument(const DocumentResult& document, OutputFormat format, bool paginate);
 
 }  // namespace ocr::document

@@ -82,11 +82,12 @@ struct Api::RouteEntry {
 };
 
 std::span<const Api::RouteEntry> Api::Routes() {
-  static constexpr std::array<RouteEntry, 17> kRoutes = {{
+  static constexpr std::array<RouteEntry, 18> kRoutes = {{
       {"POST", "/ocr", &Api::Ocr},
       {"POST", "/ocr_api", &Api::OcrApi},
       {"POST", "/marker/upload", &Api::MarkerUpload},
       {"POST", "/marker", &Api::MarkerPaths},
+      {"POST", "/render", &Api::Render},
       {"POST", "/jobs", &Api::JobCreate},
       {"GET", "/jobs/{id}", &Api::JobStatus},
       {"DELETE", "/jobs/{id}", &Api::JobDelete},

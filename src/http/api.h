@@ -1,7 +1,8 @@
 // The routes of spec/API.md section 3, independent of the transport: a parsed request in, either a
 // reply now (cheap routes, validation errors) or a piece of work for an inference worker out.
 // Also the headers every reply carries (CORS, Content-Security-Policy, nosniff). The route table
-// and the cheap routes are api.cpp; the OCR routes ocr_routes.cpp; the job routes job_routes.cpp.
+// and the cheap routes are api.cpp; the OCR routes ocr_routes.cpp; the job routes job_routes.cpp;
+// POST /render render_route.cpp.
 // Thread-safety: Route() and Decorate() are const and safe from any thread; the Work they return
 // may run on any thread.
 #pragma once
@@ -108,6 +109,7 @@ class Api {
   Routed OcrApi(ApiRequest& request) const;
   Routed MarkerUpload(ApiRequest& request) const;  // marker's multipart route
   Routed MarkerPaths(ApiRequest& request) const;   // marker's POST /marker: refused
+  Routed Render(ApiRequest& request) const;        // an answer the client holds, in a format
   Routed Healthz(ApiRequest& request) const;
   Routed Readyz(ApiRequest& request) const;
   Routed MetricsText(ApiRequest& request) const;

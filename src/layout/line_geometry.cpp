@@ -73,4 +73,23 @@ std::vector<std::vector<LineGeom>> GroupRows(std::vector<LineGeom> lines) {
   return rows;
 }
 
+TextRows RowsInReadingOrder(std::span<const pipeline::TextLine> lines,
+                            std::span<const std::size_t> order) {
+  TextRows rows;
+  LineGeom previous;
+  for (const std::size_t index : order) {
+    const LineGeom g = MeasureLine(lines[index].box, index);
+    // Measured from the line before rather than the row's first: the rows of a skewed page, which
+    // layout straightened before grouping them, drift along their length.
+    const bool same_row = !rows.empty() && g.left >= previous.left &&
+                          std::abs(g.center_y - previous.center_y) <
+                              kSameRowFraction * std::min(previous.height, g.height);
+    if (!same_row)
+      rows.emplace_back();
+    rows.back().push_back(index);
+    previous = g;
+  }
+  return rows;
+}
+
 }  // namespace ocr::layout

@@ -40,4 +40,12 @@ LineGeom MeasureLine(const pipeline::Quad& box, std::size_t index);
 // centres are closer than half the smaller height; each row sorted left to right.
 std::vector<std::vector<LineGeom>> GroupRows(std::vector<LineGeom> lines);
 
+// The rows of `order`, lines of `lines` already in reading order (row by row, each row left to
+// right, as a block lists them), found again from their boxes: a line continues the current row
+// when it does not start left of the line before it and their centres are within GroupRows'
+// distance. How a block read back from an answer's JSON, which lists its lines
+// but not its rows, gets them again. Indices past `lines` are the caller's to refuse first.
+TextRows RowsInReadingOrder(std::span<const pipeline::TextLine> lines,
+                            std::span<const std::size_t> order);
+
 }  // namespace ocr::layout

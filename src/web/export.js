@@ -1,14 +1,14 @@
 // The output of the file shown in the chosen format, and what can be done with it: copy it,
 // download it, see Markdown and HTML rendered (Markdown by markdown.js, our HTML in a sandboxed
-// frame without scripts), its tables as CSV, and the searchable PDF. A format switch never reads
-// the file again: a document's job re-renders its result (GET /jobs/{id}/result?output_format=),
-// and a single image's text, Markdown and HTML are written here from its answer (formats.js).
+// frame without scripts), its tables as CSV, and the searchable PDF. The server writes every
+// format; a format switch never reads the file again: a document's job renders its result again
+// (GET /jobs/{id}/result?output_format=), and a single image's answer is sent back to be written
+// in the new format (POST /render).
 
 import { baseName, els, saveBlob, showError, state } from './dom.js';
-import { tablesCsv, writeFormat } from './formats.js';
 import { onLangChange, t } from './i18n.js';
 import { renderMarkdown } from './markdown.js';
-import { buildForm, describeError, getJson, networkMessage } from './request.js';
+import { buildForm, describeError, getJson, networkMessage, parseJsonOrNull } from './request.js';
 
 const kFormats = {
   json: { ext: 'json', type: 'application/json' },
@@ -17,7 +17,34 @@ const kFormats = {
   text: { ext: 'txt', type: 'text/plain' },
   hocr: { ext: 'hocr', type: 'text/html' },
   alto: { ext: 'alto.xml', type: 'application/xml' },
+  csv: { ext: 'csv', type: 'text/csv' },
 };
+
+// Formats POST /render writes from an answer; the others place each word and need the file.
+const kRendered = new Set(['text', 'markdown', 'html', 'csv']);
+
+// Whether the answer holds a table (its CSV is then worth offering).
+const hasTables = (resp) =>
+  Array.isArray(resp?.pages) && resp.pages.some((p) => (p.blocks || []).some((b) => b.type === 'table'));
+
+// A POST to `url` with `init` whose JSON answer has `output`: answers it, or throws an Error with
+// the message to show.
+async function postForOutput(url, init) {
+  const res = await fetch(url, { method: 'POST', ...init }).catch((err) => {
+    throw new Error(networkMessage(err));
+  });
+  const raw = await res.text();
+  const body = parseJsonOrNull(raw);
+  if (!res.ok || !body || typeof body.output !== 'string') throw new Error(describeError(res, body, raw));
+  return body.output;
+}
+
+// The answer `resp` written in `format` by the server, from the answer itself.
+const rendered = (resp, format, paginate) =>
+  postForOutput('/render', {
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ answer: resp, output_format: format, paginate_output: Boolean(paginate) }),
+  });
 
 let view = 'source'; // or 'preview', for Markdown and HTML
 let shown = { format: '', text: '' };
@@ -39,38 +66,26 @@ async function jobOutput(job, format) {
 }
 
 // `entry`'s answer in `format`: from the answer itself when it is in that format, else from its
-// job, else written here (also for the pages a cancelled job read); an image's hOCR or ALTO, which
-// this page does not write, is asked of /ocr. Answers the text, or throws an Error with the message
-// to show.
+// job, else written by the server from the answer (also for the pages a cancelled job read); an
+// image's hOCR or ALTO, which place each word, is asked of /ocr. Answers the text, or throws an
+// Error with the message to show.
 export async function outputOf(entry, format) {
   if (entry.outputs[format] !== undefined) return entry.outputs[format];
   const resp = entry.response;
-  let text = null;
+  let text;
   if (format === 'json') {
     text = JSON.stringify(resp, null, 2);
   } else if (resp.format === format && typeof resp.output === 'string') {
     text = resp.output;
   } else if (entry.job && !entry.partial) {
-    // A server older than the route's output_format answers its own format: written here then.
-    text = (await jobOutput(entry.job, format)) ?? writeFormat(resp, format, entry.paginate);
+    text = await jobOutput(entry.job, format);
     if (text === null) throw new Error(t('noRerender'));
+  } else if (kRendered.has(format)) {
+    text = await rendered(resp, format, entry.paginate);
+  } else if (entry.partial) {
+    throw new Error(t('needsWhole'));
   } else {
-    text = writeFormat(resp, format, entry.paginate);
-  }
-  if (text === null && entry.partial) throw new Error(t('needsWhole'));
-  if (text === null) {
-    const res = await fetch('/ocr', { method: 'POST', body: buildForm(entry.file, format) }).catch((err) => {
-      throw new Error(networkMessage(err));
-    });
-    const raw = await res.text();
-    let body = null;
-    try {
-      body = JSON.parse(raw);
-    } catch {
-      body = null;
-    }
-    if (!res.ok || !body || typeof body.output !== 'string') throw new Error(describeError(res, body, raw));
-    text = body.output;
+    text = await postForOutput('/ocr', { body: buildForm(entry.file, format) });
   }
   entry.outputs[format] = text;
   return text;
@@ -98,7 +113,7 @@ export async function renderOutput() {
   els.downloadOutput.textContent = t('downloadAs', { ext: `.${info.ext}` });
   els.outputFormat.textContent = `(${format})`;
   const running = state.job && !state.response;
-  els.downloadCsv.hidden = running || !state.response || !tablesCsv(state.response);
+  els.downloadCsv.hidden = running || !hasTables(state.response);
   for (const b of [els.copyOutput, els.downloadOutput, els.downloadPdf]) b.disabled = running || !entry;
   if (running || !entry || !entry.response) {
     shown = { format: '', text: '' };
@@ -183,10 +198,6 @@ export async function downloadOutput(entry, format = els.format.value) {
   }
 }
 
-function downloadCsv() {
-  const csv = state.response ? tablesCsv(state.response) : '';
-  if (csv && state.entry) saveBlob(new Blob([csv], { type: 'text/csv;charset=utf-8' }), `${baseName(state.entry.name)}.csv`);
-}
 
 // The searchable PDF, saved by the browser: a finished job's from its result (the pages are not
 // read again), else the file read again with output_format=pdf.
@@ -202,13 +213,7 @@ async function downloadSearchablePdf() {
       : await fetch('/ocr', { method: 'POST', body: buildForm(entry.file, 'pdf') });
     if (!res.ok) {
       const text = await res.text();
-      let body = null;
-      try {
-        body = JSON.parse(text);
-      } catch {
-        body = null;
-      }
-      showError(describeError(res, body, text));
+      showError(describeError(res, parseJsonOrNull(text), text));
       return;
     }
     saveBlob(await res.blob(), `${baseName(entry.name)}.pdf`);
@@ -224,7 +229,7 @@ export function setupExport() {
   els.format.addEventListener('change', () => renderOutput());
   els.copyOutput.addEventListener('click', copyOutput);
   els.downloadOutput.addEventListener('click', () => downloadOutput(state.entry));
-  els.downloadCsv.addEventListener('click', downloadCsv);
+  els.downloadCsv.addEventListener('click', () => downloadOutput(state.entry, 'csv'));
   els.downloadPdf.addEventListener('click', downloadSearchablePdf);
   els.viewSource.addEventListener('click', () => {
     view = 'source';

@@ -5,7 +5,7 @@
 import { els, formatBytes, setStatus, showError, state } from './dom.js';
 import { renderOutput } from './export.js';
 import { onLangChange, t } from './i18n.js';
-import { buildForm, describeError, networkMessage, post } from './request.js';
+import { buildForm, describeError, networkMessage, parseJsonOrNull, post } from './request.js';
 import { cancelledText, render, renderLines, renderPage, renderPager, toPage } from './results.js';
 
 const kFinalStatuses = new Set(['succeeded', 'failed', 'cancelled']);
@@ -65,13 +65,7 @@ function listen(job) {
     source.addEventListener(type, (e) => {
       if (state.job !== job || job.finished) return;
       job.errors = 0;
-      let data = null;
-      try {
-        data = JSON.parse(e.data);
-      } catch {
-        data = null;
-      }
-      handler(data, e.data);
+      handler(parseJsonOrNull(e.data), e.data);
     });
   on('progress', (data) => {
     if (!data) return;

@@ -4,7 +4,7 @@
 
 import { els, setStatus, showError, state } from './dom.js';
 import { onLangChange, t } from './i18n.js';
-import { buildForm, describeError, networkMessage } from './request.js';
+import { buildForm, describeError, networkMessage, parseJsonOrNull } from './request.js';
 import { renderLines, renderPage } from './results.js';
 import { clientToPage } from './viewer.js';
 
@@ -59,12 +59,7 @@ async function readRegion(rect) {
     form.delete('page_range');
     const res = await fetch('/ocr', { method: 'POST', body: form, headers: { Accept: 'application/json' } });
     const text = await res.text();
-    let body = null;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      body = null;
-    }
+    const body = parseJsonOrNull(text);
     if (!res.ok || !body || !Array.isArray(body.results)) throw new Error(describeError(res, body, text));
     if (state.entry !== entry || state.currentPage !== pageIndex) return;
     const lines = body.results.map((r) => ({

@@ -57,17 +57,20 @@ export async function post(url, form, controller) {
   return { res, body, text };
 }
 
+// `text` parsed as JSON, or null when it is not JSON (an error page from a proxy, say).
+export function parseJsonOrNull(text) {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
 // GETs JSON; answers {res, body, text}; throws on a network error.
 export async function getJson(url) {
   const res = await fetch(url, { headers: { Accept: 'application/json' } });
   const text = await res.text();
-  let body = null;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    body = null;
-  }
-  return { res, body, text };
+  return { res, body: parseJsonOrNull(text), text };
 }
 
 // The message of an error answer: {"error": "message", "code"}, or "error_code" beside it (a

@@ -108,7 +108,7 @@ TEST(RunCommandTest, UsageErrorsExitWith2) {
   const Outcome bad_format = RunOnnxocr({"run", "--format", "docx", "x.png"});
   EXPECT_EQ(bad_format.exit_code, 2);
   EXPECT_EQ(bad_format.err,
-            "onnxocr run: --format must be one of json, markdown, html, text, hocr, alto, pdf "
+            "onnxocr run: --format must be one of json, markdown, html, text, hocr, alto, pdf, csv "
             "(got 'docx')\n");
   // The reading options' flags are checked by the options' own rules.
   const Outcome bad_score = RunOnnxocr({"run", "--drop-score", "2", "x.png"});

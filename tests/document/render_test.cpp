@@ -73,16 +73,17 @@ TEST(RenderTest, ParseOutputFormatRejectsOthers) {
   EXPECT_EQ(docx.status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(
       docx.status().message(),
-      "output_format must be one of json, markdown, html, text, hocr, alto, pdf (got 'docx')");
+      "output_format must be one of json, markdown, html, text, hocr, alto, pdf, csv (got 'docx')");
   EXPECT_FALSE(ParseOutputFormat("").ok());
   EXPECT_FALSE(ParseOutputFormat("markdown ").ok());
 
   // The echoed value is printable ASCII and bounded, whatever the client sent.
   const Result<OutputFormat> odd = ParseOutputFormat("m\xc3\xa9\n" + std::string(40, 'x'));
   ASSERT_FALSE(odd.ok());
-  EXPECT_EQ(odd.status().message(),
-            "output_format must be one of json, markdown, html, text, hocr, alto, pdf (got 'm???" +
-                std::string(28, 'x') + "...')");
+  EXPECT_EQ(
+      odd.status().message(),
+      "output_format must be one of json, markdown, html, text, hocr, alto, pdf, csv (got 'm???" +
+          std::string(28, 'x') + "...')");
 }
 
 // Pagination byte for byte as marker's server writes it, including a page with no text at the end

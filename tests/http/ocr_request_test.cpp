@@ -193,7 +193,7 @@ TEST(OcrRequestTest, MultipartFormErrorsHaveTheirCodes) {
   EXPECT_EQ(format.code, "invalid_option");
   EXPECT_EQ(
       format.message,
-      "output_format must be one of json, markdown, html, text, hocr, alto, pdf (got 'docx')");
+      "output_format must be one of json, markdown, html, text, hocr, alto, pdf, csv (got 'docx')");
 }
 
 }  // namespace

@@ -628,6 +628,23 @@ describe('openapi', { skip: skipReason ?? false }, () => {
     assert.equal((await call('PUT', '/ocr_api')).status, 405);
   });
 
+  test('POST /render: an answer written again in another format', async () => {
+    const answer = (await callMultipart('/ocr', [['file', pngFile()]])).value;
+    for (const format of ['markdown', 'html', 'text', 'csv']) {
+      const res = await callJson('/render', { answer, output_format: format, paginate_output: true });
+      assert.equal(res.status, 200, JSON.stringify(res.value));
+      assert.equal(res.value.format, format);
+    }
+    const plain = (await callJson('/ocr', { image: png.toString('base64') })).value;
+    assert.match((await callJson('/render', { answer: plain, output_format: 'text' })).value.output,
+      /Total/);
+    assert.equal((await callJson('/render', '{"answer": ')).value.code, 'invalid_json');
+    assert.equal((await callJson('/render', { answer })).value.code, 'missing_field');
+    assert.equal((await callJson('/render', { answer, output_format: 'hocr' })).value.code,
+      'invalid_option');
+    assert.equal((await call('GET', '/render')).status, 405);
+  });
+
   test('POST /ocr, multipart form: image, PDF, every format, booleans and errors', async () => {
     const md = await callMultipart('/ocr', [['file', pngFile()], ['output_format', 'markdown']]);
     assert.equal(md.status, 200);

@@ -108,6 +108,31 @@ TEST_F(RoutesTest, MultipartJsonFormatHasNoOutputAndHtmlIsEscapedMarkup) {
   EXPECT_EQ(WithoutSpaces(BodyJson(text)["output"]), "Order7781shipped\n");
 }
 
+// POST /render: the answer a client holds, written again as POST /ocr writes it, with no OCR.
+TEST_F(RoutesTest, RenderWritesAHeldAnswerAsTheOcrRouteDoes) {
+  const Response json = Send(port(), FormRequest({{"file", *png_, "a.png"}}));
+  ASSERT_EQ(json.result_int(), 200) << json.body();
+  for (const std::string format : {"markdown", "html", "text", "csv"}) {
+    SCOPED_TRACE(format);
+    const Response direct =
+        Send(port(), FormRequest({{"file", *png_, "a.png"}, {"output_format", format}}));
+    ASSERT_EQ(direct.result_int(), 200) << direct.body();
+    const Json body = {{"answer", BodyJson(json)}, {"output_format", format}};
+    const Response rendered = Send(port(), MakeRequest(bhttp::verb::post, "/render", body.dump()));
+    ASSERT_EQ(rendered.result_int(), 200) << rendered.body();
+    const Json answer = BodyJson(rendered);
+    EXPECT_EQ(answer, (Json{{"format", format}, {"output", BodyJson(direct)["output"]}}));
+  }
+  // An image without a table has no CSV.
+  EXPECT_EQ(BodyJson(Send(port(), FormRequest({{"file", *png_, "a.png"},
+                                               {"output_format", "csv"}})))["output"],
+            "");
+  const Response bad = Send(port(), MakeRequest(bhttp::verb::post, "/render", "{\"answer\": 1}"));
+  EXPECT_EQ(bad.result_int(), 400);
+  EXPECT_EQ(ErrorCodeOf(bad), "missing_field");
+  EXPECT_EQ(Send(port(), MakeRequest(bhttp::verb::get, "/render")).result_int(), 405);
+}
+
 // The archive formats through the API: the searchable PDF as a download, hOCR and ALTO in the
 // envelope's output (words placed whatever return_word_boxes says; listed only when asked).
 TEST_F(RoutesTest, ArchiveFormats) {

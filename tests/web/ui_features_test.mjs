@@ -56,6 +56,10 @@ function makeFixtures() {
   fx.letter = renderText(tmp, 'letter', ['Invoice 4711 for Berlin', 'Delivery on Monday morning',
     'Apples 12 boxes', 'Pears 30 crates'], 'DejaVu Sans 28');
   fx.note = renderText(tmp, 'note', ['Second file here', 'Thanks for reading'], 'DejaVu Sans 28');
+  // Columns aligned by spaces in a monospaced font: a table without rules.
+  fx.table = renderText(tmp, 'table', ['Item          Qty     Price', 'Apples         12      3.50',
+    'Pears           4      1.20', 'Plums          30      9.00', 'Cherries        7      2.75'],
+  'DejaVu Sans Mono 24');
   const pages = [1, 2, 3].map((n) => decodePngGray(fs.readFileSync(renderText(tmp, `p${n}`, [
     `Chapter ${n} of the report`, `Order ${2000 + n} shipped to Hamburg`, `Total ${n * 7}.25 EUR`]))));
   fx.pdf = path.join(tmp, 'report.pdf');
@@ -361,13 +365,14 @@ describe('web ui features', { skip: skipReason ?? false }, () => {
     assert.ok(requests.some((r) => r.includes('output_format=pdf')), `the PDF came from ${requests}`);
     assert.ok(!requests.some((r) => /^POST/.test(r)), `format switches sent ${requests}`);
 
-    // A single image: written here from its blocks, no request at all; the same as /ocr's.
+    // A single image: its answer is sent back to be written (POST /render), never read again;
+    // the same as /ocr's.
     await page.selectOption('#format', 'json');
     await readFile(fx.letter);
     requests.length = 0;
     await page.selectOption('#format', 'markdown');
     await page.waitForSelector('#output[data-format="markdown"]', { state: 'attached' });
-    assert.deepEqual(requests, []);
+    assert.deepEqual(requests, ['POST /render']);
     const ocr = await (await page.request.post(`${server.url}/ocr`, { multipart: {
       file: { name: 'letter.png', mimeType: 'image/png', buffer: fs.readFileSync(fx.letter) },
       output_format: 'markdown' } })).json();
@@ -375,15 +380,20 @@ describe('web ui features', { skip: skipReason ?? false }, () => {
     await page.selectOption('#format', 'json');
   });
 
-  test('tables become CSV from the blocks\' cells', async () => {
-    const csv = await page.evaluate(async () => {
-      const { tablesCsv } = await import('/formats.js');
-      const results = ['Name', 'Qty', 'Apples, red', '12'].map((text, i) => ({ text,
-        bounding_box: [[0, i * 20], [10, i * 20], [10, i * 20 + 10], [0, i * 20 + 10]] }));
-      const cells = [0, 1, 2, 3].map((i) => ({ row: i >> 1, col: i & 1, row_span: 1, col_span: 1, lines: [i] }));
-      return tablesCsv({ pages: [{ page: 0, results, blocks: [{ type: 'table', rows: 2, columns: 2, cells }] }] });
-    });
-    assert.equal(csv, 'Name,Qty\r\n"Apples, red",12\r\n');
+  test('an image\'s tables download as CSV, written by the server', async () => {
+    await readFile(fx.table);
+    await page.waitForSelector('#download-csv:not([hidden])', { timeout: kTimeoutMs });
+    requests.length = 0;
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download-csv')]);
+    assert.equal(download.suggestedFilename(), 'table.csv');
+    const csv = fs.readFileSync(await download.path(), 'utf8');
+    const api = await (await page.request.post(`${server.url}/ocr`, { multipart: {
+      file: { name: 'table.png', mimeType: 'image/png', buffer: fs.readFileSync(fx.table) },
+      output_format: 'csv' } })).json();
+    assert.equal(api.format, 'csv');
+    assert.equal(csv, api.output);
+    assert.match(csv, /\r\n/);
+    assert.deepEqual(requests, ['POST /render']);
   });
 
   test('the options drawer sends its fields', async () => {
