@@ -316,6 +316,66 @@ Result<Json> CompareCandidates(const engine::Runtime& runtime, const std::filesy
   return report;
 }
 
+// Each image's photo variants (photographed, small, faint) after the clean images, named
+// "NAME#photo" and so on: calibration data closer to real pages.
+void AddPhotoVariants(std::vector<cv::Mat>& images, std::vector<std::string>& names) {
+  cv::RNG rng(20261129);
+  const std::size_t clean = images.size();
+  for (std::size_t i = 0; i < clean; ++i) {
+    const std::vector<cv::Mat> variants = PhotoVariants(images[i], rng);
+    const char* kinds[] = {"photo", "small", "faint"};
+    for (std::size_t v = 0; v < variants.size(); ++v) {
+      images.push_back(variants[v]);
+      names.push_back(names[i] + "#" + kinds[v]);
+    }
+  }
+}
+
+// The workload's inputs by model ("det", "cls", "rec"), in the order the pipeline made them.
+std::map<std::string, std::vector<engine::Tensor>> InputsByModel(const Workload& workload) {
+  std::map<std::string, std::vector<engine::Tensor>> inputs;
+  for (const auto& calls : workload.images) {
+    for (const ModelCall& call : calls) {
+      const char* role = call.role == ModelRole::kDet   ? "det"
+                         : call.role == ModelRole::kCls ? "cls"
+                                                        : "rec";
+      inputs[role].push_back(call.input);
+    }
+  }
+  return inputs;
+}
+
+// Every tensor's value histogram for each model of `augmented_dir` (ROLE.onnx, which outputs all
+// its tensors) over its recorded inputs.
+Result<Json> RangeReport(const engine::Runtime& runtime, const std::string& augmented_dir,
+                         const std::vector<std::string>& names,
+                         const std::map<std::string, std::vector<engine::Tensor>>& inputs) {
+  Json report = {{"format", 1},
+                 {"bins_per_octave", kBinsPerOctave},
+                 {"lowest_octave", kLowestOctave},
+                 {"images", names},
+                 {"models", Json::object()}};
+  for (const auto& [role, tensors] : inputs) {
+    const std::filesystem::path augmented = std::filesystem::path(augmented_dir) / (role + ".onnx");
+    if (!std::filesystem::exists(augmented))
+      continue;
+    std::map<std::string, TensorStats> stats;
+    const Status run =
+        engine::RunAllOutputs(runtime, augmented, tensors,
+                              [&stats](const std::string& name, std::span<const float> values) {
+                                stats[name].Add(values);
+                              });
+    OCR_RETURN_IF_ERROR(run);
+    Json tensors_json = Json::object();
+    for (const auto& [name, s] : stats)
+      tensors_json[name] = s.ToJson();
+    report["models"][role] = {{"calls", tensors.size()}, {"tensors", std::move(tensors_json)}};
+    std::cerr << "onnxocr calibrate: " << role << ": " << tensors.size() << " calls, "
+              << stats.size() << " tensors\n";
+  }
+  return report;
+}
+
 }  // namespace
 
 int Calibrate(const CalibrateOptions& o) {
@@ -327,18 +387,8 @@ int Calibrate(const CalibrateOptions& o) {
   auto images = DecodeFolder(o.images, names);
   if (!images.ok())
     return CalibrationFailed(images.status(), kExitInputUnreadable);
-  if (o.photo_variants) {
-    cv::RNG rng(20261129);
-    const std::size_t clean = images->size();
-    for (std::size_t i = 0; i < clean; ++i) {
-      const std::vector<cv::Mat> variants = PhotoVariants((*images)[i], rng);
-      const char* kinds[] = {"photo", "small", "faint"};
-      for (std::size_t v = 0; v < variants.size(); ++v) {
-        images->push_back(variants[v]);
-        names.push_back(names[i] + "#" + kinds[v]);
-      }
-    }
-  }
+  if (o.photo_variants)
+    AddPhotoVariants(*images, names);
   auto specs = ResolveModelSpecs(o.input.models);
   if (!specs.ok())
     return CalibrationFailed(specs.status(), kExitModelsFailed);
@@ -352,16 +402,7 @@ int Calibrate(const CalibrateOptions& o) {
   if (!workload.ok())
     return CalibrationFailed(workload.status(), kExitInputUnreadable);
 
-  // Inputs by model, in the order the pipeline made them.
-  std::map<std::string, std::vector<engine::Tensor>> inputs;
-  for (const auto& calls : workload->images) {
-    for (const ModelCall& call : calls) {
-      const char* role = call.role == ModelRole::kDet   ? "det"
-                         : call.role == ModelRole::kCls ? "cls"
-                                                        : "rec";
-      inputs[role].push_back(call.input);
-    }
-  }
+  const std::map<std::string, std::vector<engine::Tensor>> inputs = InputsByModel(*workload);
   if (!o.candidates.empty()) {
     auto compared = CompareCandidates(runtime, o.candidates, inputs,
                                       static_cast<std::int64_t>((*models)->charset.size()));
@@ -372,32 +413,11 @@ int Calibrate(const CalibrateOptions& o) {
     return out ? kExitOk
                : CalibrationFailed(Internal("cannot write " + o.out), kExitInputUnreadable);
   }
-  Json report = {{"format", 1},
-                 {"bins_per_octave", kBinsPerOctave},
-                 {"lowest_octave", kLowestOctave},
-                 {"images", names},
-                 {"models", Json::object()}};
-  for (const auto& [role, tensors] : inputs) {
-    const std::filesystem::path augmented = std::filesystem::path(o.augmented) / (role + ".onnx");
-    if (!std::filesystem::exists(augmented))
-      continue;
-    std::map<std::string, TensorStats> stats;
-    const Status run =
-        engine::RunAllOutputs(runtime, augmented, tensors,
-                              [&stats](const std::string& name, std::span<const float> values) {
-                                stats[name].Add(values);
-                              });
-    if (!run.ok())
-      return CalibrationFailed(run, kExitModelsFailed);
-    Json tensors_json = Json::object();
-    for (const auto& [name, s] : stats)
-      tensors_json[name] = s.ToJson();
-    report["models"][role] = {{"calls", tensors.size()}, {"tensors", std::move(tensors_json)}};
-    std::cerr << "onnxocr calibrate: " << role << ": " << tensors.size() << " calls, "
-              << stats.size() << " tensors\n";
-  }
+  auto report = RangeReport(runtime, o.augmented, names, inputs);
+  if (!report.ok())
+    return CalibrationFailed(report.status(), kExitModelsFailed);
   std::ofstream out(o.out);
-  out << report.dump() << "\n";
+  out << report->dump() << "\n";
   if (!out)
     return CalibrationFailed(Internal("cannot write " + o.out), kExitInputUnreadable);
   return kExitOk;

@@ -190,6 +190,44 @@ std::vector<Table> PageTables(const std::vector<LineGeom>& geoms,
   return FindTables(geoms, texts, rulings, bands, h);
 }
 
+// The lines' geometry measured again in the frame `to_frame` turns the page into (its heights
+// kept at the least the analysis works with).
+void StraightenLines(std::span<const TextLine> lines, const cv::Matx23d& to_frame,
+                     std::vector<LineGeom>& geoms) {
+  for (LineGeom& g : geoms) {
+    Quad q = lines[g.index].box;
+    for (Point& p : q) {
+      p = Apply(to_frame, p);
+    }
+    g = MeasureLine(q, g.index);
+    g.height = std::max(g.height, kMinHeightPx);
+  }
+}
+
+// What the columns are made of: the lines outside tables, and each table as one box with an index
+// past the lines' (`line_count` + its own).
+std::vector<LineGeom> FlowBoxes(const std::vector<LineGeom>& geoms,
+                                const std::vector<Table>& tables, std::size_t line_count) {
+  std::vector<bool> in_table(line_count, false);
+  for (const Table& t : tables) {
+    for (std::size_t index : t.lines) {
+      in_table[index] = true;
+    }
+  }
+  std::vector<LineGeom> flow;
+  for (const LineGeom& g : geoms) {
+    if (!in_table[g.index]) {
+      flow.push_back(g);
+    }
+  }
+  for (std::size_t k = 0; k < tables.size(); ++k) {
+    const Table& t = tables[k];
+    flow.push_back(
+        LineGeom{line_count + k, t.left, t.right, (t.top + t.bottom) / 2, t.bottom - t.top});
+  }
+  return flow;
+}
+
 }  // namespace
 
 std::string_view BlockTypeName(BlockType type) {
@@ -308,39 +346,14 @@ std::vector<Block> AnalyzeLayout(std::span<const TextLine> lines, const PageImag
   const cv::Matx23d to_frame(c, s, 0, -s, c, 0);
   const cv::Matx23d to_page(c, -s, 0, s, c, 0);
   if (slope != 0.0) {
-    for (LineGeom& g : geoms) {
-      Quad q = lines[g.index].box;
-      for (Point& p : q) {
-        p = Apply(to_frame, p);
-      }
-      g = MeasureLine(q, g.index);
-      g.height = std::max(g.height, kMinHeightPx);
-    }
+    StraightenLines(lines, to_frame, geoms);
   }
 
   const std::vector<Table> tables =
       MayHoldTable(geoms, h) ? PageTables(geoms, texts, page_image, to_frame, slope != 0.0, h)
                              : std::vector<Table>();
-  // Each table stands in the columns as one box, with an index past the lines'.
-  std::vector<bool> in_table(lines.size(), false);
-  for (const Table& t : tables) {
-    for (std::size_t index : t.lines) {
-      in_table[index] = true;
-    }
-  }
-  std::vector<LineGeom> flow;
-  for (const LineGeom& g : geoms) {
-    if (!in_table[g.index]) {
-      flow.push_back(g);
-    }
-  }
-  for (std::size_t k = 0; k < tables.size(); ++k) {
-    const Table& t = tables[k];
-    flow.push_back(
-        LineGeom{lines.size() + k, t.left, t.right, (t.top + t.bottom) / 2, t.bottom - t.top});
-  }
   const PageText page{texts, tables, h};
-  for (const Column& column : SplitColumns(std::move(flow), h, 0)) {
+  for (const Column& column : SplitColumns(FlowBoxes(geoms, tables, lines.size()), h, 0)) {
     AppendColumnBlocks(column, page, blocks);
   }
   for (Block& block : blocks) {

@@ -49,6 +49,32 @@ cv::Rect GlyphsOf(const cv::Mat& mask, double h) {
   return box;
 }
 
+// The page's ink at `scale` (text `h` pixels high there), with the upright lines' boxes blanked:
+// where a turned line can still be.
+cv::Mat InkBesideUprightLines(const cv::Mat& image, std::span<const Quad> boxes, double scale,
+                              double h) {
+  cv::Mat grey;
+  cv::cvtColor(image, grey, cv::COLOR_BGR2GRAY);
+  if (scale < 1)
+    cv::resize(grey, grey, cv::Size(), scale, scale, cv::INTER_AREA);
+  // Ink: darker than the mean of a window twice the text's height, which follows shading.
+  cv::Mat mean, ink;
+  const int window = 2 * static_cast<int>(std::lround(h)) + 1;
+  cv::blur(grey, mean, cv::Size(window, window), cv::Point(-1, -1), cv::BORDER_REPLICATE);
+  cv::subtract(mean, grey, ink);
+  cv::threshold(ink, ink, kInkContrast, 255, cv::THRESH_BINARY);
+  for (const Quad& q : boxes) {
+    if (CropGeometryOf(q).rotated90)
+      continue;
+    std::array<cv::Point, 4> corners;
+    for (size_t i = 0; i < 4; ++i)
+      corners[i] = cv::Point(static_cast<int>(std::lround(q[i].x * scale)),
+                             static_cast<int>(std::lround(q[i].y * scale)));
+    cv::fillConvexPoly(ink, corners.data(), 4, cv::Scalar(0));
+  }
+  return ink;
+}
+
 }  // namespace
 
 std::vector<cv::Rect> TurnedLineRegions(const cv::Mat& image, std::span<const Quad> boxes) {
@@ -72,25 +98,7 @@ std::vector<cv::Rect> TurnedLineRegions(const cv::Mat& image, std::span<const Qu
   const double scale = page_h > 2 * kAnalysisHeight ? kAnalysisHeight / page_h : 1.0;
   const double h = page_h * scale;
 
-  cv::Mat grey;
-  cv::cvtColor(image, grey, cv::COLOR_BGR2GRAY);
-  if (scale < 1)
-    cv::resize(grey, grey, cv::Size(), scale, scale, cv::INTER_AREA);
-  // Ink: darker than the mean of a window twice the text's height, which follows shading.
-  cv::Mat mean, ink;
-  const int window = 2 * static_cast<int>(std::lround(h)) + 1;
-  cv::blur(grey, mean, cv::Size(window, window), cv::Point(-1, -1), cv::BORDER_REPLICATE);
-  cv::subtract(mean, grey, ink);
-  cv::threshold(ink, ink, kInkContrast, 255, cv::THRESH_BINARY);
-  for (const Quad& q : boxes) {
-    if (CropGeometryOf(q).rotated90)
-      continue;
-    std::array<cv::Point, 4> corners;
-    for (size_t i = 0; i < 4; ++i)
-      corners[i] = cv::Point(static_cast<int>(std::lround(q[i].x * scale)),
-                             static_cast<int>(std::lround(q[i].y * scale)));
-    cv::fillConvexPoly(ink, corners.data(), 4, cv::Scalar(0));
-  }
+  const cv::Mat ink = InkBesideUprightLines(image, boxes, scale, h);
   // Close the gaps between the glyphs of a turned line (along it: up to a text height) and
   // between a glyph's strokes (across it).
   const int across = std::max(1, static_cast<int>(std::lround(h / 3)));

@@ -1,6 +1,7 @@
 #include "pipeline/cls/text_classifier.h"
 
 #include <algorithm>
+#include <functional>
 #include <numeric>
 
 #include <opencv2/imgproc.hpp>
@@ -27,6 +28,48 @@ std::optional<std::uint8_t> PageDirection(const std::vector<std::uint8_t>& flipp
     return 0;
   return std::nullopt;
 }
+
+namespace {
+
+// The page vote (ClsOptions::page_vote) through `classify`, which fills `flipped` for the crops
+// it is given.
+Status VoteByOrientation(const std::vector<cv::Mat>& crops, std::span<const std::uint8_t> vertical,
+                         const std::function<Status(std::span<const size_t>)>& classify,
+                         std::vector<std::uint8_t>& flipped) {
+  // Each orientation votes on its own: the tall lines of an upright page (a document number
+  // up its margin) may face either way, those of a page turned 90 degrees share its direction.
+  std::vector<size_t> tall, horizontal;
+  for (size_t i = 0; i < crops.size(); ++i)
+    (vertical[i] != 0 ? tall : horizontal).push_back(i);
+  // The tall crops are all classified, the horizontal lines first through a sample of the
+  // longest: a long line has the most glyphs to judge by.
+  std::stable_sort(horizontal.begin(), horizontal.end(),
+                   [&](size_t a, size_t b) { return crops[a].cols > crops[b].cols; });
+  const size_t sampled = std::min(horizontal.size(), kVoteSample);
+  std::vector<size_t> first = tall;
+  first.insert(first.end(), horizontal.begin(), horizontal.begin() + static_cast<long>(sampled));
+  OCR_RETURN_IF_ERROR(classify(first));
+  std::optional<std::uint8_t> page;
+  if (sampled < horizontal.size()) {
+    page = PageDirection(flipped, std::span<const size_t>(horizontal).first(sampled), kSampleShare,
+                         kVoteSample);
+    if (!page)
+      OCR_RETURN_IF_ERROR(classify(std::span<const size_t>(horizontal).subspan(sampled)));
+  }
+  if (!page)
+    page = PageDirection(flipped, horizontal, kPageVoteShare, kPageVoteMinLines);
+  auto follow = [&](const std::vector<size_t>& lines, std::optional<std::uint8_t> direction) {
+    if (direction) {
+      for (const size_t i : lines)
+        flipped[i] = *direction;
+    }
+  };
+  follow(horizontal, page);
+  follow(tall, PageDirection(flipped, tall, kPageVoteShare, kPageVoteMinLines));
+  return Status::Ok();
+}
+
+}  // namespace
 
 Result<std::vector<std::uint8_t>> TextClassifier::Classify(std::vector<cv::Mat>& crops,
                                                            std::span<const std::uint8_t> vertical,
@@ -68,41 +111,12 @@ Result<std::vector<std::uint8_t>> TextClassifier::Classify(std::vector<cv::Mat>&
                         run_batch);
   };
 
-  std::vector<size_t> all(crops.size());
-  std::iota(all.begin(), all.end(), size_t{0});
   if (!options.page_vote) {
+    std::vector<size_t> all(crops.size());
+    std::iota(all.begin(), all.end(), size_t{0});
     OCR_RETURN_IF_ERROR(classify(all));
   } else {
-    // Each orientation votes on its own: the tall lines of an upright page (a document number
-    // up its margin) may face either way, those of a page turned 90 degrees share its direction.
-    std::vector<size_t> tall, horizontal;
-    for (const size_t i : all)
-      (vertical[i] != 0 ? tall : horizontal).push_back(i);
-    // The tall crops are all classified, the horizontal lines first through a sample of the
-    // longest: a long line has the most glyphs to judge by.
-    std::stable_sort(horizontal.begin(), horizontal.end(),
-                     [&](size_t a, size_t b) { return crops[a].cols > crops[b].cols; });
-    const size_t sampled = std::min(horizontal.size(), kVoteSample);
-    std::vector<size_t> first = tall;
-    first.insert(first.end(), horizontal.begin(), horizontal.begin() + static_cast<long>(sampled));
-    OCR_RETURN_IF_ERROR(classify(first));
-    std::optional<std::uint8_t> page;
-    if (sampled < horizontal.size()) {
-      page = PageDirection(flipped, std::span<const size_t>(horizontal).first(sampled),
-                           kSampleShare, kVoteSample);
-      if (!page)
-        OCR_RETURN_IF_ERROR(classify(std::span<const size_t>(horizontal).subspan(sampled)));
-    }
-    if (!page)
-      page = PageDirection(flipped, horizontal, kPageVoteShare, kPageVoteMinLines);
-    auto follow = [&](const std::vector<size_t>& lines, std::optional<std::uint8_t> direction) {
-      if (direction) {
-        for (const size_t i : lines)
-          flipped[i] = *direction;
-      }
-    };
-    follow(horizontal, page);
-    follow(tall, PageDirection(flipped, tall, kPageVoteShare, kPageVoteMinLines));
+    OCR_RETURN_IF_ERROR(VoteByOrientation(crops, vertical, classify, flipped));
   }
   for (size_t i = 0; i < crops.size(); ++i) {
     if (flipped[i] != 0)
