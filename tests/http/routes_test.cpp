@@ -304,6 +304,25 @@ TEST(ServerOptionsTest, MaxPdfPagesRefusesLongDocuments) {
   EXPECT_EQ(server.Stop(), 0);
 }
 
+// POST /render reserves about ten times its body from the memory budget, as OCR work reserves
+// its estimate: an answer past the whole budget is refused with 413, a small one is written.
+TEST(ServerOptionsTest, TheMemoryBudgetBoundsRender) {
+  ServerProcess server;
+  ASSERT_TRUE(server.Start({"--memory-budget-mb", "8"}));
+  const Json small = {{"answer", {{"results", Json::array()}}}, {"output_format", "text"}};
+  const Response ok = Send(server.port(), MakeRequest(bhttp::verb::post, "/render", small.dump()));
+  EXPECT_EQ(ok.result_int(), 200) << ok.body();
+  Json large = small;
+  large["padding"] = std::string(1 << 20, 'x');  // ignored by the parser, counted in the body
+  const Response refused =
+      Send(server.port(), MakeRequest(bhttp::verb::post, "/render", large.dump()));
+  EXPECT_EQ(refused.result_int(), 413) << refused.body();
+  EXPECT_EQ(ErrorCodeOf(refused), "payload_too_large");
+  EXPECT_NE(BodyJson(refused)["error"].get<std::string>().find("--memory-budget-mb"),
+            std::string::npos);
+  EXPECT_EQ(server.Stop(), 0);
+}
+
 // The server's detection flags are the defaults of every request, and a request's own options
 // override them in both forms.
 TEST(ServerOptionsTest, ReadingFlagsAreDefaultsARequestOverrides) {
