@@ -13,7 +13,6 @@
 #include <boost/asio/write.hpp>
 #include <spdlog/spdlog.h>
 
-#include "common/text.h"
 #include "http/access_log.h"
 #include "http/bad_requests.h"
 #include "http/internal/session.h"
