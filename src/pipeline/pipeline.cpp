@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <span>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include <opencv2/imgproc.hpp>
 
@@ -111,9 +114,34 @@ Status ReadUnsureLinesAgain(const TextRecognizer& recognizer, const std::vector<
   return Status::Ok();
 }
 
+// Turned text lower than this (px), half the height the detector finds lines best at, is also
+// detected at twice its size.
+constexpr double kSmallTurnedText = kAutoBoxHeight / 2;
+
+// A whole line's reading this sure that spells its pieces' readings is taken over theirs.
+constexpr float kSureWhole = 0.9f;
+
+// Whether `whole` holds each non-empty reading of `members` (spaces aside: the pieces of a line
+// split it at its spaces).
+bool Spells(const DecodedText& whole, const std::vector<DecodedText>& texts,
+            std::span<const size_t> members) {
+  auto without_spaces = [](std::string text) {
+    std::erase(text, ' ');
+    return text;
+  };
+  const std::string all = without_spaces(whole.text);
+  return std::all_of(members.begin(), members.end(), [&](size_t m) {
+    const std::string piece = without_spaces(texts[m].text);
+    return piece.empty() || all.find(piece) != std::string::npos;
+  });
+}
+
 // Which reading stands where: a whole line's reading replaces its pieces', in the first piece's
 // place, when the recognizer is at least as sure of it as of theirs (their characters' mean
-// confidence); one without pieces comes after the detected lines.
+// confidence), or when it spells every piece's reading and is sure of itself: the whole then
+// agrees with the pieces and reads what they missed, as a document number found whole turned
+// upright reads the letters before the digits the first pass found. One without pieces comes
+// after the detected lines.
 struct LineOrder {
   std::vector<std::uint8_t> replaced;  // per detected line: a whole's reading replaces it
   std::vector<size_t> whole_at;        // per detected line: 1 + the whole's crop read first there
@@ -134,7 +162,9 @@ LineOrder OrderWholeLines(const LineCrops& lines, const std::vector<DecodedText>
       chars += texts[m].char_offsets.size();
     }
     const double pieces = chars > 0 ? sum / static_cast<double>(chars) : 0.0;
-    if (whole.text.empty() || whole.confidence < pieces)
+    const bool surer = whole.confidence >= pieces;
+    const bool agrees = whole.confidence >= kSureWhole && Spells(whole, texts, chain.members);
+    if (whole.text.empty() || !(surer || agrees))
       continue;
     if (chain.members.empty()) {
       order.after.push_back(lines.detected + k);
@@ -214,25 +244,37 @@ Result<std::vector<Quad>> Pipeline::FindTurnedLines(const cv::Mat& image,
                                                     const DetOptions& options, StageTimes& times,
                                                     const std::stop_token& stop) const {
   Stopwatch watch;
-  const std::vector<cv::Rect> regions = TurnedLineRegions(image, boxes);
+  const std::vector<TurnedRegion> regions = TurnedLineRegions(image, boxes);
   times.det_post_ms += watch.LapMs();
   // A region is a strip a few text heights across, read at its own scale as the default reading
   // does (a request's minimum side would blow it up tens of times).
   DetOptions turned = options;
   turned.limit_type = LimitType::kAuto;
   std::vector<Quad> found;
-  for (const cv::Rect& region : regions) {
+  for (const TurnedRegion& region : regions) {
     // Turned one way a line reads upright, the other way upside down; the detector finds some
-    // lines whole only one of the two ways.
+    // lines whole only one of the two ways. Small print (a 9-point number at 100 dpi is 8 to 10
+    // px high) it finds whole at its own size or at twice it, each for different lines, and
+    // faint small print only at twice: such a region is detected at both sizes.
+    const bool small = region.text_height < kSmallTurnedText;
     for (const bool clockwise : {true, false}) {
       cv::Mat upright;
-      cv::rotate(image(region), upright,
+      cv::rotate(image(region.rect), upright,
                  clockwise ? cv::ROTATE_90_CLOCKWISE : cv::ROTATE_90_COUNTERCLOCKWISE);
-      OCR_ASSIGN_OR_RETURN(std::vector<Quad> lines, detector_.Detect(upright, turned, times, stop));
-      for (const Quad& line : lines) {
-        const Quad box = FromTurnedRegion(line, region, clockwise);
-        if (CropGeometryOf(box).rotated90)
-          found.push_back(box);
+      for (const float zoom : {1.0f, 2.0f}) {
+        if (zoom > 1 && !small)
+          continue;
+        cv::Mat input = upright;
+        if (zoom > 1)
+          cv::resize(upright, input, cv::Size(), zoom, zoom, cv::INTER_CUBIC);
+        OCR_ASSIGN_OR_RETURN(std::vector<Quad> lines, detector_.Detect(input, turned, times, stop));
+        for (Quad line : lines) {
+          for (Point& p : line)
+            p = {p.x / zoom, p.y / zoom};
+          const Quad box = FromTurnedRegion(line, region.rect, clockwise);
+          if (CropGeometryOf(box).rotated90)
+            found.push_back(box);
+        }
       }
     }
   }

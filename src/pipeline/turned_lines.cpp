@@ -18,16 +18,23 @@ constexpr double kMinWidth = 0.5;       // x h
 constexpr double kMaxWidth = 2.5;       // x h
 constexpr double kMinAspect = 4;        // height / width
 constexpr double kMinHeight = 3;        // x h
-constexpr double kGlyphSide = 0.3;      // x h
+// A turned glyph is at least a third of a text height across the column (its height) and a
+// sixth along it: a digit is about half as wide as it is high, and a document number is often
+// set smaller than the body text. A 1 or an l does not count; neither does a speck.
+constexpr double kGlyphAcross = 0.3;  // x h
+constexpr double kGlyphAlong = 0.15;  // x h
 constexpr int kMinGlyphs = 3;
-constexpr double kMinGlyphSpan = 0.5;  // of the column's height
+constexpr double kMinRunFill = 0.3;    // of a mark's box: glyphs run together
+constexpr double kMinGlyphSpan = 0.5;  // of the rows from the first glyph to the last
 constexpr double kMaxFill = 0.6;       // a solid bar is not text
 constexpr double kPadAcross = 1.5;     // x h
 constexpr double kPadAlong = 1.0;      // x h
 constexpr size_t kMaxRegions = 8;
 
 // The glyph-sized marks of one column (`mask`: its ink): their bounding rectangle, or an empty
-// one when they are too few or span too little of it to be a line of text.
+// one when they are too few (a long mark counts as the glyphs it is long), cover too little of the
+// rows between the first and the last, or lie in a box not shaped like a turned line (its tallness
+// is measured on the glyphs, so that a speck beside the column does not widen it).
 cv::Rect GlyphsOf(const cv::Mat& mask, double h) {
   cv::Mat labels, stats, centroids;
   const int n = cv::connectedComponentsWithStats(mask, labels, stats, centroids, 8, CV_32S);
@@ -37,14 +44,21 @@ cv::Rect GlyphsOf(const cv::Mat& mask, double h) {
   for (int i = 1; i < n; ++i) {
     const cv::Rect r(stats.at<int>(i, cv::CC_STAT_LEFT), stats.at<int>(i, cv::CC_STAT_TOP),
                      stats.at<int>(i, cv::CC_STAT_WIDTH), stats.at<int>(i, cv::CC_STAT_HEIGHT));
-    if (r.width < kGlyphSide * h || r.height < kGlyphSide * h)
+    if (r.width < kGlyphAcross * h || r.height < kGlyphAlong * h)
       continue;
-    ++glyphs;
-    box = glyphs == 1 ? r : (box | r);
+    // Heavy print runs a number's digits into one mark: one as long along the column as N
+    // glyphs are high, and as dense as print, counts as N of them. A rule with ticks or specks
+    // beside it is long too, but its ink fills a tenth of its box.
+    box = glyphs == 0 ? r : (box | r);
+    const bool dense = cv::countNonZero(labels(r) == i) >= kMinRunFill * r.area();
+    glyphs +=
+        dense ? std::max(1, static_cast<int>(std::lround(static_cast<double>(r.height) / r.width)))
+              : 1;
     std::fill(covered.begin() + r.y, covered.begin() + r.y + r.height, 1);
   }
   const auto span = static_cast<double>(std::count(covered.begin(), covered.end(), 1));
-  if (glyphs < kMinGlyphs || span < kMinGlyphSpan * mask.rows)
+  if (glyphs < kMinGlyphs || span < kMinGlyphSpan * box.height ||
+      box.height < kMinAspect * box.width)
     return {};
   return box;
 }
@@ -77,7 +91,7 @@ cv::Mat InkBesideUprightLines(const cv::Mat& image, std::span<const Quad> boxes,
 
 }  // namespace
 
-std::vector<cv::Rect> TurnedLineRegions(const cv::Mat& image, std::span<const Quad> boxes) {
+std::vector<TurnedRegion> TurnedLineRegions(const cv::Mat& image, std::span<const Quad> boxes) {
   if (boxes.empty() || image.empty())
     return {};
   std::vector<float> sides;
@@ -109,13 +123,12 @@ std::vector<cv::Rect> TurnedLineRegions(const cv::Mat& image, std::span<const Qu
   cv::Mat labels, stats, centroids;
   const int n = cv::connectedComponentsWithStats(closed, labels, stats, centroids, 8, CV_32S);
 
-  std::vector<cv::Rect> regions;
+  std::vector<TurnedRegion> regions;
   const cv::Rect page(0, 0, image.cols, image.rows);
   for (int i = 1; i < n; ++i) {
     const cv::Rect r(stats.at<int>(i, cv::CC_STAT_LEFT), stats.at<int>(i, cv::CC_STAT_TOP),
                      stats.at<int>(i, cv::CC_STAT_WIDTH), stats.at<int>(i, cv::CC_STAT_HEIGHT));
-    if (r.width < kMinWidth * h || r.width > kMaxWidth * h || r.height < kMinAspect * r.width ||
-        r.height < kMinHeight * h)
+    if (r.width < kMinWidth * h || r.width > kMaxWidth * h || r.height < kMinHeight * h)
       continue;
     cv::Mat mine = labels(r) == i;
     cv::bitwise_and(mine, ink(r), mine);
@@ -133,10 +146,11 @@ std::vector<cv::Rect> TurnedLineRegions(const cv::Mat& image, std::span<const Qu
                  cv::Point(static_cast<int>(std::ceil(x1)), static_cast<int>(std::ceil(y1)))) &
         page;
     if (!region.empty())
-      regions.push_back(region);
+      regions.push_back({region, glyphs.width / scale});
   }
-  std::sort(regions.begin(), regions.end(),
-            [](const cv::Rect& a, const cv::Rect& b) { return a.height > b.height; });
+  std::sort(regions.begin(), regions.end(), [](const TurnedRegion& a, const TurnedRegion& b) {
+    return a.rect.height > b.rect.height;
+  });
   if (regions.size() > kMaxRegions)
     regions.resize(kMaxRegions);
   return regions;

@@ -17,15 +17,24 @@
 
 namespace ocr::pipeline {
 
+// A column of the page to detect again turned upright, and how high its text is (the width of
+// its glyphs), in page pixels.
+struct TurnedRegion {
+  cv::Rect rect;
+  double text_height = 0;
+};
+
 // Regions of `image` (CV_8UC3) to detect again turned upright: columns of ink outside the
 // horizontal boxes of `boxes` (the tall ones, pieces of turned lines, count as unread) that are
-// as wide as the page's text is high (the median box's shorter side, h), at least 4 times as tall
-// as wide and 3 h tall, and made of at least 3 glyph-sized marks (both sides >= 0.3 h) that span
-// half the column's height: specks and the thin streaks of a scanner are not glyphs. Ink is a
-// pixel 20 grey levels darker than the mean around it. Each region is the column padded by 1.5 h
-// across and 1 h along, clipped to the image; the tallest 8 at most. None when `boxes` is empty
-// or half of them are tall (the page itself is turned, and its lines were found).
-std::vector<cv::Rect> TurnedLineRegions(const cv::Mat& image, std::span<const Quad> boxes);
+// as wide as the page's text is high (the median box's shorter side, h) and 3 h tall, and hold at
+// least 3 glyph-sized marks (>= 0.3 h across the column, >= 0.15 h along it; one N times as long
+// as it is wide and a third ink counts N times, as heavy print runs glyphs together) that cover
+// half the rows from the first to the last and lie in a box at least 4 times as tall as wide:
+// specks and the thin streaks of a scanner are not glyphs. Ink is a pixel 20 grey levels darker
+// than the mean around it. Each region is the glyphs' box padded by 1.5 h across and 1 h along,
+// clipped to the image; the tallest 8 at most. None when `boxes` is empty or half of them are
+// tall (the page itself is turned, and its lines were found).
+std::vector<TurnedRegion> TurnedLineRegions(const cv::Mat& image, std::span<const Quad> boxes);
 
 // A box found in `region` of the page after it was turned 90 degrees (clockwise when
 // `clockwise`, as cv::rotate turns it), in page pixels, ordered as OrderClockwise orders it.

@@ -5,7 +5,8 @@
                   [--ocr-score PATH] [--out DIR] [--jobs N] [--models NAME=DIR]
                   [--json-out FILE] [-- extra onnxocr run flags]
 
-Reads every page of the set (with --quick only the manifest's "quick" pages, one of each kind),
+Reads every page of the set (with --quick only the manifest's "quick" pages: one of each kind,
+and a number in heavy print),
 one onnxocr process a page, --jobs at a time (default 2) with one inference thread each, and
 scores:
 * word F1 (word_f1.py: per page, the set of lowercased words of two or more letters or digits,

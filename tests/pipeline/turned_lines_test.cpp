@@ -23,7 +23,7 @@ struct Page {
   cv::Rect number;  // where the turned number's ink lies
 };
 
-Page MakePage(int lines, const std::string& number) {
+Page MakePage(int lines, const std::string& number, double number_scale = 0.5) {
   Page page;
   page.image = cv::Mat(60 + 24 * lines, 520, CV_8UC3, cv::Scalar(235, 235, 235));
   const std::string text = "Invoice 2031 paid in full";
@@ -37,9 +37,10 @@ Page MakePage(int lines, const std::string& number) {
                              static_cast<float>(base + 3)));
   }
   if (!number.empty()) {
-    const cv::Size numeral = cv::getTextSize(number, cv::FONT_HERSHEY_SIMPLEX, 0.5, 1, &baseline);
+    const cv::Size numeral =
+        cv::getTextSize(number, cv::FONT_HERSHEY_SIMPLEX, number_scale, 1, &baseline);
     cv::Mat strip(20, numeral.width + 8, CV_8UC3, cv::Scalar(235, 235, 235));
-    cv::putText(strip, number, cv::Point(4, 15), cv::FONT_HERSHEY_SIMPLEX, 0.5,
+    cv::putText(strip, number, cv::Point(4, 15), cv::FONT_HERSHEY_SIMPLEX, number_scale,
                 cv::Scalar(30, 30, 30), 1);
     cv::rotate(strip, strip, cv::ROTATE_90_COUNTERCLOCKWISE);
     page.number = cv::Rect(480, 60, strip.cols, strip.rows);
@@ -50,12 +51,26 @@ Page MakePage(int lines, const std::string& number) {
 
 TEST(TurnedLinesTest, AColumnOfGlyphsNoBoxCoversIsFound) {
   const Page page = MakePage(8, "PM90967162");
-  const std::vector<cv::Rect> regions = TurnedLineRegions(page.image, page.boxes);
+  const std::vector<TurnedRegion> regions = TurnedLineRegions(page.image, page.boxes);
   ASSERT_EQ(regions.size(), 1u);
   // The number lies inside, with room around it for the detector.
-  EXPECT_EQ(regions[0] & page.number, page.number);
-  EXPECT_GT(regions[0].width, page.number.width);
-  EXPECT_LT(regions[0].width, 4 * page.number.width);
+  EXPECT_EQ(regions[0].rect & page.number, page.number);
+  EXPECT_GT(regions[0].rect.width, page.number.width);
+  EXPECT_LT(regions[0].rect.width, 4 * page.number.width);
+  // Its text is as high as its glyphs are wide across the column.
+  EXPECT_NEAR(regions[0].text_height, 11, 2);
+}
+
+TEST(TurnedLinesTest, ANumberInSmallerPrintThanTheTextIsFound) {
+  // Digits 9 px high beside 11 px text, with a speck beside them that joins their column of ink:
+  // the region holds the number, and its text height is the digits', not the page's.
+  Page page = MakePage(8, "90396037", 0.4);
+  cv::circle(page.image, cv::Point(page.number.x + page.number.width + 3, page.number.y + 30), 1,
+             cv::Scalar(60, 60, 60), -1);
+  const std::vector<TurnedRegion> regions = TurnedLineRegions(page.image, page.boxes);
+  ASSERT_EQ(regions.size(), 1u);
+  EXPECT_EQ(regions[0].rect & page.number, page.number);
+  EXPECT_NEAR(regions[0].text_height, 9, 1);
 }
 
 TEST(TurnedLinesTest, RulesSpecksAndReadLinesAreNot) {
