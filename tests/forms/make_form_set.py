@@ -2,7 +2,7 @@
 """Render a development set of 1980s-90s office forms, scanned and faxed at about 100 dpi.
 
     make_form_set.py OUT [--manifest tests/forms/manifest.json] [--pages N] [--seed S]
-                         [--real-testdata DIR] [--real-gt DIR]
+                         [--real-testdata DIR] [--real-gt DIR] [--faint-numbers]
 
 Needs Pillow and numpy (Debian: python3-pil, python3-numpy; /usr/bin/python3 has them) and the
 URW base-35 fonts (fonts-urw-base35). Exit 77 (ctest: skipped) when one of them is missing.
@@ -11,7 +11,8 @@ Each page is one of four kinds (fax cover sheet, memo, questionnaire, purchase o
 300 dpi with Pillow in typewriter and office fonts (Nimbus Mono PS, Nimbus Sans, Nimbus Roman,
 URW Bookman, C059, and Z003 for handwritten entries): label: value fields with blank stretches
 between label and value, boxes and rules, checkboxes, and on most pages a document number printed
-vertically along the right margin (rotated 90 degrees one way or the other). Then it is degraded
+vertically along the right margin (rotated 90 degrees one way or the other; with --faint-numbers
+in faint, mottled grey, as a numbering stamp prints it). Then it is degraded
 as a scanner or a fax line would: downsampled to 100 dpi in 8-bit grey (fax pages pass through a
 1-bit threshold first), blurred, speckled, streaked, cropped by a few pixels, skewed by at most
 1 degree, and saved as JPEG at a low quality. Body text is 9.5-11 pt: capitals 9-11 px high in the
@@ -312,9 +313,12 @@ class Page:
     def rule(self, x0, y, x1, width=4):
         self.draw.line([(x0, y), (x1, y)], fill=40, width=width)
 
-    def vertical_number(self, number: str, direction: int) -> None:
+    def vertical_number(self, number: str, direction: int,
+                        stamp: random.Random | None = None) -> None:
         """The document number along the right margin, rotated 90 degrees (direction +1: reads
-        bottom to top, -1: top to bottom)."""
+        bottom to top, -1: top to bottom). With `stamp`, printed faint and mottled as a numbering
+        stamp leaves it: grey ink, unevenly inked (its random stream is its own, so the rest of
+        the page is the same either way)."""
         size = pt(self.rng.uniform(9, 11))
         f = self.fonts.get(self.rng.choice(["mono", "sans", "mono_bold"]), size)
         l, _, r, _ = f.getbbox(number)
@@ -325,7 +329,18 @@ class Page:
         w, h = rot.size
         x = PAGE_W - self.rng.randint(130, 190) - w
         y = self.rng.randint(int(PAGE_H * 0.35), int(PAGE_H * 0.75) - h)
-        self.img.paste(rot, (x, y), Image.eval(rot, lambda v: 255 - v))
+        mask = Image.eval(rot, lambda v: 255 - v)
+        if stamp is not None:
+            # Ink from a quarter to half of the way to the paper, and per blotch of the rubber
+            # (blurred noise at 300 dpi, a few pixels wide) from full to 60% of that.
+            grey = int(255 * stamp.uniform(0.25, 0.5))
+            noise = np.random.default_rng(stamp.randrange(2**32)).uniform(0.6, 1.0, (h, w))
+            blotch = Image.fromarray((noise * 255).astype(np.uint8), "L")
+            blotch = blotch.filter(ImageFilter.GaussianBlur(2))
+            mask = Image.fromarray((np.asarray(mask, np.float32) *
+                                    np.asarray(blotch, np.float32) / 255).astype(np.uint8), "L")
+            rot = Image.new("L", (w, h), grey)
+        self.img.paste(rot, (x, y), mask)
         # Ink box of the tile, in page coordinates, as a quadrilateral that starts at the text's
         # top-left corner (reading order), the way a rotated line's box is given.
         pad = size * 0.1  # as line_box: ascender to descender, a tenth of the size along it
@@ -646,7 +661,8 @@ def degrade(img: Image.Image, lines: list[dict], rng: random.Random, fax: bool
 
 # ---------------------------------------------------------------------------------- the set
 
-def make_page(fonts: Fonts, spec: dict) -> tuple[Image.Image, dict, dict]:
+def make_page(fonts: Fonts, spec: dict, faint_numbers: bool = False
+              ) -> tuple[Image.Image, dict, dict]:
     rng = random.Random(spec["seed"])
     p = Page(fonts, rng)
     kind = spec["kind"]
@@ -654,7 +670,8 @@ def make_page(fonts: Fonts, spec: dict) -> tuple[Image.Image, dict, dict]:
     number = None
     if rng.random() < 0.8:
         number = doc_number(rng)
-        p.vertical_number(number, rng.choice([1, -1]))
+        stamp = random.Random(spec["seed"] * 7 + 1) if faint_numbers else None
+        p.vertical_number(number, rng.choice([1, -1]), stamp)
     fax = kind == "fax" or rng.random() < 0.15
     img, lines, info = degrade(p.img, p.lines, rng, fax)
     gt_lines = [{"text": l["text"], "polygon": l["polygon"]} for l in lines]
@@ -702,6 +719,9 @@ def main() -> int:
     ap.add_argument("--seed", type=int, help="override the manifest's seed")
     ap.add_argument("--real-testdata", help="../shared/testdata/real")
     ap.add_argument("--real-gt", help="tests/accuracy/real_gt")
+    ap.add_argument("--faint-numbers", action="store_true",
+                    help="print the margin numbers faint and mottled, as a numbering stamp does "
+                         "(every other pixel of the set is the same)")
     args = ap.parse_args()
     with open(args.manifest, encoding="utf-8") as f:
         manifest = json.load(f)
@@ -726,7 +746,7 @@ def main() -> int:
         os.makedirs(os.path.join(args.out, sub), exist_ok=True)
     pages = []
     for spec in specs:
-        img, gt, meta = make_page(fonts, spec)
+        img, gt, meta = make_page(fonts, spec, args.faint_numbers)
         img.save(os.path.join(args.out, "images", spec["name"] + ".jpg"),
                  quality=meta["jpeg_quality"])
         with open(os.path.join(args.out, "gt", spec["name"] + ".json"), "w", encoding="utf-8") as f:
