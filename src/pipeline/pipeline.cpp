@@ -115,7 +115,7 @@ Status ReadUnsureLinesAgain(const TextRecognizer& recognizer, const std::vector<
 }
 
 // Turned text lower than this (px), half the height the detector finds lines best at, is also
-// detected at twice its size.
+// detected at two and three times its size.
 constexpr double kSmallTurnedText = kAutoBoxHeight / 2;
 
 // A whole line's reading this sure that spells its pieces' readings is taken over theirs.
@@ -254,14 +254,15 @@ Result<std::vector<Quad>> Pipeline::FindTurnedLines(const cv::Mat& image,
   for (const TurnedRegion& region : regions) {
     // Turned one way a line reads upright, the other way upside down; the detector finds some
     // lines whole only one of the two ways. Small print (a 9-point number at 100 dpi is 8 to 10
-    // px high) it finds whole at its own size or at twice it, each for different lines, and
-    // faint small print only at twice: such a region is detected at both sizes.
+    // px high) it finds whole at its own size for some lines and only at two or three times it
+    // (24 px, kAutoBoxHeight) for others, faint print among them: such a region is detected at
+    // all three sizes.
     const bool small = region.text_height < kSmallTurnedText;
     for (const bool clockwise : {true, false}) {
       cv::Mat upright;
       cv::rotate(image(region.rect), upright,
                  clockwise ? cv::ROTATE_90_CLOCKWISE : cv::ROTATE_90_COUNTERCLOCKWISE);
-      for (const float zoom : {1.0f, 2.0f}) {
+      for (const float zoom : {1.0f, 2.0f, 3.0f}) {
         if (zoom > 1 && !small)
           continue;
         cv::Mat input = upright;
