@@ -50,7 +50,7 @@ cv::Rect GlyphsOf(const cv::Mat& mask, double h) {
     // glyphs are high, and as dense as print, counts as N of them. A rule with ticks or specks
     // beside it is long too, but its ink fills a tenth of its box.
     box = glyphs == 0 ? r : (box | r);
-    const bool dense = cv::countNonZero(labels(r) == i) >= kMinRunFill * r.area();
+    const bool dense = stats.at<int>(i, cv::CC_STAT_AREA) >= kMinRunFill * r.area();
     glyphs +=
         dense ? std::max(1, static_cast<int>(std::lround(static_cast<double>(r.height) / r.width)))
               : 1;
