@@ -114,6 +114,52 @@ Status ReadUnsureLinesAgain(const TextRecognizer& recognizer, const std::vector<
   return Status::Ok();
 }
 
+// The direction model judges a turned line by a few glyphs, and digits look alike either way up:
+// read upside down, a document number up a margin comes out as other digits at a lower
+// confidence. The tall lines' vote (cls/text_classifier.h) does not help there: the few tall
+// boxes of an upright page are the number and bits of rules and marks, which may outvote it. So
+// where a page has at most kFewTallLines tall lines, each at least kSeveralGlyphs times as long as
+// it is high and read less surely than kSureDirection is read both ways and keeps the surer
+// reading. A page turned a quarter has more, and its vote decides them; a glyph or two (a 6, a 9)
+// read as well either way up and keep the direction model's call; a line read this surely was
+// read the right way up.
+constexpr size_t kFewTallLines = 12;
+constexpr int kSeveralGlyphs = 2;
+constexpr float kSureDirection = 0.95f;
+
+Status ReadFewTurnedLinesBothWays(const TextRecognizer& recognizer, LineCrops& lines,
+                                  std::vector<DecodedText>& texts,
+                                  std::vector<std::uint8_t>& flipped, const OcrOptions& options,
+                                  StageTimes& times, TaskRunner& batches,
+                                  const std::stop_token& stop) {
+  std::vector<size_t> tall, read_again;
+  for (size_t i = 0; i < lines.boxes.size(); ++i) {
+    const CropGeometry geometry = CropGeometryOf(lines.boxes[i]);
+    if (!geometry.rotated90)
+      continue;
+    tall.push_back(i);
+    if (geometry.width() >= kSeveralGlyphs * geometry.height() &&
+        texts[i].confidence < kSureDirection)
+      read_again.push_back(i);
+  }
+  if (read_again.empty() || tall.size() > kFewTallLines)
+    return Status::Ok();
+  std::vector<cv::Mat> turned(read_again.size());
+  for (size_t k = 0; k < read_again.size(); ++k)
+    cv::rotate(lines.crops[read_again[k]], turned[k], cv::ROTATE_180);
+  OCR_ASSIGN_OR_RETURN(std::vector<DecodedText> other,
+                       recognizer.Recognize(turned, options.rec, times, batches, stop));
+  for (size_t k = 0; k < read_again.size(); ++k) {
+    const size_t i = read_again[k];
+    if (other[k].confidence <= texts[i].confidence)
+      continue;
+    texts[i] = std::move(other[k]);
+    lines.crops[i] = std::move(turned[k]);
+    flipped[i] ^= 1;
+  }
+  return Status::Ok();
+}
+
 // Turned text lower than this (px), half the height the detector finds lines best at, is also
 // detected at two and three times its size.
 constexpr double kSmallTurnedText = kAutoBoxHeight / 2;
@@ -210,6 +256,10 @@ Result<OcrResult> Pipeline::Run(const cv::Mat& image, const OcrOptions& options,
   }
   OCR_ASSIGN_OR_RETURN(std::vector<DecodedText> texts,
                        recognizer_.Recognize(lines.crops, options.rec, times, batches, stop));
+  if (options.use_cls && classifier_ && options.cls.page_vote) {
+    OCR_RETURN_IF_ERROR(ReadFewTurnedLinesBothWays(recognizer_, lines, texts, flipped, options,
+                                                   times, batches, stop));
+  }
   if (options.read_unsure_lines_again) {
     OCR_RETURN_IF_ERROR(
         ReadUnsureLinesAgain(recognizer_, lines.crops, texts, options, times, batches, stop));

