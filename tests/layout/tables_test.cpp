@@ -485,6 +485,24 @@ TEST(TablesTest, TwoColumnsOfTextUnderATableAreNotItsRows) {
   EXPECT_EQ(table->table.lines.size(), 20U);
 }
 
+// A table's notes set right under it, as close as a wrapped cell's next line, are prose across
+// its cells, not the last cell's wrapped lines (ICDAR 2013's us-017: a pixel closer, its notes
+// joined the table and no table was left).
+TEST(TablesTest, NotesSetTightUnderATableAreNotItsRows) {
+  std::vector<TextLine> lines = UnruledTable(100);  // its last row ends at 260
+  for (int r = 0; r < 4; ++r) {
+    const float y = 263.0F + 22.0F * static_cast<float>(r);
+    lines.push_back(Line("Note " + std::to_string(r) + ": figures are rounded to thousands", 50, y,
+                         750, y + 20));
+  }
+  const std::vector<Block> blocks = AnalyzeLayout(lines);
+  const Block* table = OnlyTable(blocks);
+  ASSERT_NE(table, nullptr);
+  EXPECT_EQ(table->table.row_count, 5);
+  EXPECT_EQ(table->table.col_count, 4);
+  EXPECT_EQ(table->table.lines.size(), 20U);
+}
+
 // The same under a label the detector broke in two at a word space: its two boxes are one cell.
 TEST(TablesTest, AWideGroupHeadingUnderALabelInTwoBoxesContinuesTheTable) {
   std::vector<TextLine> lines;

@@ -203,16 +203,20 @@ bool GroupHeading(const std::vector<std::vector<LineGeom>>& rows, std::size_t j,
          LinedUp(rows[cells], rows[j + 1], h);
 }
 
+// Whether `row` is prose under the row of cells `cells`: lines as wide as prose, each over
+// several of those cells (a wrapped cell's next line stays over its own cell).
+bool Prose(const std::vector<LineGeom>& row, const std::vector<LineGeom>& cells, float h) {
+  return std::all_of(row.begin(), row.end(), [&](const LineGeom& line) {
+    return line.right - line.left > kMinProseWidth * h && CellsUnder(cells, line, h) >= 2;
+  });
+}
+
 // Whether row `j` may continue the run that holds row `j - 1`: close to it, or loosely set and
 // lined up with the run's last row of cells `cells`, or a group heading over more of its rows,
-// and not a row of prose: lines as wide as prose, each over several of those cells (a wrapped
-// cell's next line stays over its own cell).
+// and not prose under those cells.
 bool Continues(const std::vector<std::vector<LineGeom>>& rows, std::size_t j, std::size_t cells,
                float h) {
-  const bool prose = std::all_of(rows[j].begin(), rows[j].end(), [&](const LineGeom& line) {
-    return line.right - line.left > kMinProseWidth * h && CellsUnder(rows[cells], line, h) >= 2;
-  });
-  if (prose) {
+  if (Prose(rows[j], rows[cells], h)) {
     return false;
   }
   const float gap = RowTop(rows[j]) - RowBottom(rows[j - 1]);
@@ -416,9 +420,12 @@ std::vector<std::pair<std::size_t, std::size_t>> UnruledRuns(
         ++multi;
       }
     }
-    const float wrap_gap =
-        WrapGap(std::span(rows).subspan(i, end - i), h);  // the last cell's wrapped lines
+    // The last cells' wrapped lines: close, under a line of the row above, and not prose (a
+    // table's notes set tight under it).
+    const float wrap_gap = WrapGap(std::span(rows).subspan(i, end - i), h);
+    const std::size_t last_cells = end - 1;
     while (end < rows.size() && !HasCellGap(rows[end], h) &&
+           !Prose(rows[end], rows[last_cells], h) &&
            RowTop(rows[end]) - RowBottom(rows[end - 1]) < wrap_gap &&
            std::any_of(rows[end - 1].begin(), rows[end - 1].end(),
                        [&](const LineGeom& g) { return Aligned(g, rows[end].front(), h); })) {
