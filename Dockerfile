@@ -1,9 +1,9 @@
 # OnnxOCR Server image: `docker build -t onnxocr .` then `docker run -p 5005:5005 onnxocr`.
-# Models (PP-OCRv4) are inside; it works offline. All settings are ONNXOCR_* environment
+# Models (PP-OCRv4: the int8 set, the default, and fp32) are inside; it works offline. All settings are ONNXOCR_* environment
 # variables (`docker run --rm onnxocr serve --help`). Deployment guide: docs/DEPLOYMENT.md.
 #
 # Builder: the project's own scripts, exactly as CI runs them (bootstrap picks the ONNX Runtime
-# library for amd64 or arm64). Runtime: debian:bookworm-slim with only the shared libraries the
+# library for amd64 or arm64; the release build makes the int8 set with scripts/quantize-models). Runtime: debian:bookworm-slim with only the shared libraries the
 # binary needs, the ONNX Runtime library, the default models and a tiny health checker.
 # No heredocs (`RUN <<EOF`): podman 4.3 does not support them.
 
@@ -63,6 +63,7 @@ RUN mkdir -p /tmp/no-mesa/DEBIAN \
 # The binary's RUNPATH names the builder's tree; /usr/local/lib is on the loader's path instead.
 COPY --from=builder /src/third_party/onnxruntime/lib/libonnxruntime.so.1 /usr/local/lib/
 COPY --from=builder /src/models/ppocrv4 /models/ppocrv4
+COPY --from=builder /src/models/ppocrv4-int8 /models/ppocrv4-int8
 COPY --from=builder /out/onnxocr-healthcheck /src/build/release/onnxocr /usr/local/bin/
 # Fail the build if any library is missing, and prove the binary starts.
 RUN ldconfig \
@@ -74,7 +75,7 @@ USER 10001:10001
 WORKDIR /tmp
 ENV ONNXOCR_HOST=0.0.0.0 \
     ONNXOCR_PORT=5005 \
-    ONNXOCR_MODELS=ppocrv4=/models/ppocrv4 \
+    ONNXOCR_MODELS=ppocrv4-int8=/models/ppocrv4-int8,ppocrv4=/models/ppocrv4 \
     ONNXOCR_LOG_FORMAT=json \
     ONNXOCR_DATA_DIR=/var/lib/onnxocr
 # Jobs (their database and uploads) live here and survive a restart of the container when it is

@@ -16,17 +16,25 @@ std::filesystem::path ExecutableDir() {
 std::vector<ModelSpec> DefaultSetsIn(const std::filesystem::path& models_dir) {
   std::error_code ec;
   std::vector<ModelSpec> specs;
-  if (!std::filesystem::is_directory(models_dir / "ppocrv4", ec))
+  if (!std::filesystem::is_directory(models_dir / kFp32SetName, ec))
     return specs;
-  specs.push_back({"ppocrv4", (models_dir / "ppocrv4").lexically_normal()});
-  // The int8 set scripts/quantize-models makes is served beside it; it stays second (not the
-  // default): docs/benchmarks/int8.md, "int8 models, second step", says why.
-  const std::filesystem::path int8 = models_dir / "ppocrv4-int8";
+  // The int8 set (detector int8, recognizer fp32) passes the accuracy gate and reads scanned
+  // pages 1.3 times as fast: docs/benchmarks/int8.md.
+  const std::filesystem::path int8 = models_dir / kInt8SetName;
   if (std::filesystem::is_regular_file(int8 / "det" / "det.onnx", ec) &&
       std::filesystem::is_regular_file(int8 / "rec" / "rec.onnx", ec)) {
-    specs.push_back({"ppocrv4-int8", int8.lexically_normal()});
+    specs.push_back({kInt8SetName, int8.lexically_normal()});
   }
+  specs.push_back({kFp32SetName, (models_dir / kFp32SetName).lexically_normal()});
   return specs;
+}
+
+const ModelSpec& ReferenceSet(const std::vector<ModelSpec>& specs) {
+  for (const ModelSpec& spec : specs) {
+    if (spec.name == kFp32SetName)
+      return spec;
+  }
+  return specs.front();
 }
 
 Result<ModelSpec> ParseModelSpec(const std::string& text) {

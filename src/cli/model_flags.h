@@ -23,9 +23,18 @@ Result<ModelSpec> ParseModelSpec(const std::string& text);
 // /models (the container image).
 Result<std::vector<ModelSpec>> ResolveModelSpecs(const std::vector<std::string>& flags);
 
-// The default sets in `models_dir`: "ppocrv4" (the default) when models_dir/ppocrv4 is a folder,
-// then "ppocrv4-int8" when models_dir/ppocrv4-int8 has its det and rec models (made by
-// scripts/quantize-models). Empty when there is no ppocrv4.
+// The fp32 set and its int8 copy, by the names the default sets take.
+inline constexpr const char* kFp32SetName = "ppocrv4";
+inline constexpr const char* kInt8SetName = "ppocrv4-int8";
+
+// The default sets in `models_dir`: "ppocrv4-int8" first (the default) when
+// models_dir/ppocrv4-int8 has its det and rec models (made by scripts/quantize-models), then
+// "ppocrv4" (fp32), the default when there is no int8 set. Empty when there is no ppocrv4.
 std::vector<ModelSpec> DefaultSetsIn(const std::filesystem::path& models_dir);
+
+// The set --reference reads with when no --model names one: the reference pipeline's own fp32
+// models ("ppocrv4") when the default sets hold it, else the first set.
+// REQUIRES: `specs` is not empty.
+const ModelSpec& ReferenceSet(const std::vector<ModelSpec>& specs);
 
 }  // namespace ocr::cli

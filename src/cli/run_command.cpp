@@ -55,8 +55,9 @@ CLI::App* AddRunCommand(CLI::App& app, RunOptions& o) {
       ->check(CLI::Range(0, 4096));
   cmd->add_flag(
       "--reference", o.reference,
-      "Read as the reference pipeline does, line for line: one detection pass at 960 px "
-      "without contrast stretch, each line's direction on its own, its recognition batch "
+      "Read as the reference pipeline does, line for line: its fp32 models (ppocrv4 unless "
+      "--model names a set), one detection pass at 960 px without contrast stretch, each line's "
+      "direction on its own, its recognition batch "
       "shapes, raw recognizer text (slower; for parity checks; the reading flags given with "
       "it apply over it)");
   cmd->add_flag("--paginate", o.paginate, "Separate pages in text, markdown and html output");
@@ -249,7 +250,7 @@ Result<ModelSpec> ChooseModels(const RunOptions& o, int& exit_code) {
     return specs.status();
   }
   if (o.model.empty())
-    return specs->front();
+    return o.reference ? ReferenceSet(*specs) : specs->front();
   for (const ModelSpec& spec : *specs) {
     if (spec.name == o.model)
       return spec;

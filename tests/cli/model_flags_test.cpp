@@ -35,7 +35,7 @@ TEST(ModelFlagsTest, FirstGivenSetIsTheDefault) {
   EXPECT_EQ(specs->front().name, "b");
 }
 
-TEST(ModelFlagsTest, Int8SetIsServedBesideTheDefaultWhenComplete) {
+TEST(ModelFlagsTest, Int8SetIsTheDefaultWhenCompleteAndReferenceReadsFp32) {
   const auto dir = std::filesystem::path(::testing::TempDir()) / "model_flags_default_sets";
   std::filesystem::remove_all(dir);
   EXPECT_TRUE(DefaultSetsIn(dir).empty());
@@ -46,13 +46,18 @@ TEST(ModelFlagsTest, Int8SetIsServedBesideTheDefaultWhenComplete) {
   auto specs = DefaultSetsIn(dir);
   ASSERT_EQ(specs.size(), 1U);
   EXPECT_EQ(specs[0].name, "ppocrv4");
+  EXPECT_EQ(ReferenceSet(specs).name, "ppocrv4");
   std::filesystem::create_directories(dir / "ppocrv4-int8" / "rec");
   std::ofstream(dir / "ppocrv4-int8" / "rec" / "rec.onnx") << "x";
   specs = DefaultSetsIn(dir);
   ASSERT_EQ(specs.size(), 2U);
-  EXPECT_EQ(specs[0].name, "ppocrv4");
-  EXPECT_EQ(specs[1].name, "ppocrv4-int8");
-  EXPECT_EQ(specs[1].dir, (dir / "ppocrv4-int8").lexically_normal());
+  EXPECT_EQ(specs[0].name, "ppocrv4-int8");
+  EXPECT_EQ(specs[0].dir, (dir / "ppocrv4-int8").lexically_normal());
+  EXPECT_EQ(specs[1].name, "ppocrv4");
+  EXPECT_EQ(ReferenceSet(specs).name, "ppocrv4");
+  EXPECT_EQ(ReferenceSet(specs).dir, (dir / "ppocrv4").lexically_normal());
+  // Sets named by --models: the reference reads the first when none is the fp32 set.
+  EXPECT_EQ(ReferenceSet({{"a", "x"}, {"b", "y"}}).name, "a");
   std::filesystem::remove_all(dir);
 }
 

@@ -3,10 +3,12 @@
 and as HTML: each must come out as one table of the expected grid size, with the expected text
 in its first cells, and with the paragraphs around it left outside.
 
-    python3 tests/tables/real_tables_test.py [--onnxocr BIN] [--shared-testdata DIR] [-v]
+    python3 tests/tables/real_tables_test.py [--onnxocr BIN] [--shared-testdata DIR]
+                                             [--model NAME] [-v]
 
 Defaults: $ONNXOCR_BINARY or build/release/onnxocr; $OCR_SHARED_TESTDATA or ../shared/testdata
-beside the checkout. Exits 77 (ctest: skipped) when either is missing.
+beside the checkout; --model names the model set (default: the default set). Exits 77 (ctest:
+skipped) when either is missing.
 """
 from __future__ import annotations
 
@@ -30,6 +32,7 @@ SKIP = 77
 PHOTOS = ("results_table_en.jpg", "lab_results_table.jpg", "report_table_zh.jpg")
 FORMATS = ("html", "markdown")
 BINARY = os.environ.get("ONNXOCR_BINARY", os.path.join(ROOT, "build", "release", "onnxocr"))
+MODEL = ""
 TESTDATA = os.environ.get("OCR_SHARED_TESTDATA",
                           os.path.join(ROOT, "..", "shared", "testdata"))
 
@@ -133,8 +136,9 @@ def loose(text: str) -> str:
 
 
 def run(binary: str, photo: str, fmt: str) -> str:
-    out = subprocess.run([binary, "run", "--format", fmt, "--threads", "1", photo], check=False,
-                         capture_output=True, text=True)
+    model = ["--model", MODEL] if MODEL else []
+    out = subprocess.run([binary, "run", "--format", fmt, "--threads", "1", *model, photo],
+                         check=False, capture_output=True, text=True)
     if out.returncode != 0:
         raise RuntimeError(f"onnxocr run --format {fmt} {photo} failed ({out.returncode}): "
                            f"{out.stderr[-1000:]}")
@@ -227,12 +231,13 @@ class ParsingTest(unittest.TestCase):
 
 
 def main() -> int:
-    global BINARY, TESTDATA
+    global BINARY, TESTDATA, MODEL
     ap = argparse.ArgumentParser(add_help=False)
     ap.add_argument("--onnxocr", default=BINARY)
     ap.add_argument("--shared-testdata", default=TESTDATA)
+    ap.add_argument("--model", default=MODEL)
     args, rest = ap.parse_known_args()
-    BINARY, TESTDATA = args.onnxocr, args.shared_testdata
+    BINARY, TESTDATA, MODEL = args.onnxocr, args.shared_testdata, args.model
     missing = [p for p in PHOTOS if not os.path.exists(os.path.join(TESTDATA, "real", p))]
     if missing:
         print(f"SKIP: {', '.join(missing)} not found in {TESTDATA}/real (../shared beside the "
