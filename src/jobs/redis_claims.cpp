@@ -178,7 +178,7 @@ bool RedisJobs::StartPage(Claim claim, Clock::time_point deadline) {
   const std::shared_ptr<Inbox> inbox = inbox_;
   job.run = [inbox, member = claim.member, document = claim.document, index = claim.index,
              stop = claim.stop.get_token(), groups = workers_.group_pipelines,
-             page_read = workers_.page_read](sched::WorkerContext& worker) {
+             page_read = workers_.page_read](sched::WorkerContext& worker) mutable {
     Result<document::DocumentPage> page = Cancelled();
     try {
       const pipeline::Pipeline* pipe =
@@ -189,6 +189,10 @@ bool RedisJobs::StartPage(Claim claim, Clock::time_point deadline) {
     }
     if (page.ok() && page_read)
       page_read(*page);
+    // The document (and its upload's lease on the budget) is let go before the page is handed
+    // in: from then on the replica may finish the job and be destroyed with its budget, while
+    // this job object lives on in the scheduler a moment longer.
+    document.reset();
     inbox->Put({member, std::move(page), Clock::now()});
   };
   job.dropped = [inbox, member = claim.member](const Status& why) {
