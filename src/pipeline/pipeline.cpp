@@ -132,17 +132,18 @@ Status ReadFewTurnedLinesBothWays(const TextRecognizer& recognizer, LineCrops& l
                                   std::vector<std::uint8_t>& flipped, const OcrOptions& options,
                                   StageTimes& times, TaskRunner& batches,
                                   const std::stop_token& stop) {
-  std::vector<size_t> tall, read_again;
+  size_t tall = 0;
+  std::vector<size_t> read_again;
   for (size_t i = 0; i < lines.boxes.size(); ++i) {
     const CropGeometry geometry = CropGeometryOf(lines.boxes[i]);
     if (!geometry.rotated90)
       continue;
-    tall.push_back(i);
+    ++tall;
     if (geometry.width() >= kSeveralGlyphs * geometry.height() &&
         texts[i].confidence < kSureDirection)
       read_again.push_back(i);
   }
-  if (read_again.empty() || tall.size() > kFewTallLines)
+  if (read_again.empty() || tall > kFewTallLines)
     return Status::Ok();
   std::vector<cv::Mat> turned(read_again.size());
   for (size_t k = 0; k < read_again.size(); ++k)

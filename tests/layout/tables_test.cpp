@@ -466,6 +466,16 @@ TEST(TablesTest, AWideGroupHeadingOverTheLabelColumnContinuesTheTable) {
   EXPECT_EQ(table->table.col_count, 4);
 }
 
+// The layout of `lines` holds one table, UnruledTable's own: 5 rows, 4 columns, its 20 lines.
+void ExpectOnlyUnruledTable(const std::vector<TextLine>& lines) {
+  const std::vector<Block> blocks = AnalyzeLayout(lines);
+  const Block* table = OnlyTable(blocks);
+  ASSERT_NE(table, nullptr);
+  EXPECT_EQ(table->table.row_count, 5);
+  EXPECT_EQ(table->table.col_count, 4);
+  EXPECT_EQ(table->table.lines.size(), 20U);
+}
+
 // Two columns of text right under a table, as close as its rows: each of their lines lies across
 // several of the table's cells, as no cell does; they are paragraphs, not more rows.
 TEST(TablesTest, TwoColumnsOfTextUnderATableAreNotItsRows) {
@@ -477,12 +487,7 @@ TEST(TablesTest, TwoColumnsOfTextUnderATableAreNotItsRows) {
     lines.push_back(
         Line("and the right one beside it too " + std::to_string(r), 420, y, 750, y + 20));
   }
-  const std::vector<Block> blocks = AnalyzeLayout(lines);
-  const Block* table = OnlyTable(blocks);
-  ASSERT_NE(table, nullptr);
-  EXPECT_EQ(table->table.row_count, 5);
-  EXPECT_EQ(table->table.col_count, 4);
-  EXPECT_EQ(table->table.lines.size(), 20U);
+  ExpectOnlyUnruledTable(lines);
 }
 
 // A table's notes set right under it, as close as a wrapped cell's next line, are prose across
@@ -495,12 +500,7 @@ TEST(TablesTest, NotesSetTightUnderATableAreNotItsRows) {
     lines.push_back(Line("Note " + std::to_string(r) + ": figures are rounded to thousands", 50, y,
                          750, y + 20));
   }
-  const std::vector<Block> blocks = AnalyzeLayout(lines);
-  const Block* table = OnlyTable(blocks);
-  ASSERT_NE(table, nullptr);
-  EXPECT_EQ(table->table.row_count, 5);
-  EXPECT_EQ(table->table.col_count, 4);
-  EXPECT_EQ(table->table.lines.size(), 20U);
+  ExpectOnlyUnruledTable(lines);
 }
 
 // The same under a label the detector broke in two at a word space: its two boxes are one cell.
