@@ -18,8 +18,8 @@ std::vector<ModelSpec> DefaultSetsIn(const std::filesystem::path& models_dir) {
   std::vector<ModelSpec> specs;
   if (!std::filesystem::is_directory(models_dir / kFp32SetName, ec))
     return specs;
-  // The int8 set (detector int8, recognizer fp32) passes the accuracy gate and reads scanned
-  // pages 1.3 times as fast: docs/benchmarks/int8.md.
+  // The int8 set (simplified graphs, the detector int8) passes the accuracy gate and reads photos
+  // and scanned pages 1.6 times as fast: docs/benchmarks/int8.md.
   const std::filesystem::path int8 = models_dir / kInt8SetName;
   if (std::filesystem::is_regular_file(int8 / "det" / "det.onnx", ec) &&
       std::filesystem::is_regular_file(int8 / "rec" / "rec.onnx", ec)) {
