@@ -18,6 +18,34 @@ int ResizedWidth(const cv::Mat& crop, int height, int max_width) {
   return std::max(1, static_cast<int>(w));
 }
 
+GreyHistogram GreyHistogramOf(const cv::Mat& image) {
+  cv::Mat grey;
+  cv::cvtColor(image, grey, cv::COLOR_BGR2GRAY);
+  GreyHistogram histogram{};
+  for (int y = 0; y < grey.rows; ++y) {
+    const auto* row = grey.ptr<std::uint8_t>(y);
+    for (int x = 0; x < grey.cols; ++x)
+      ++histogram[row[x]];
+  }
+  return histogram;
+}
+
+int GreyLevelAt(const GreyHistogram& histogram, std::int64_t rank) {
+  std::int64_t seen = 0;
+  for (int level = 0; level < 255; ++level) {
+    seen += histogram[static_cast<size_t>(level)];
+    if (seen > rank)
+      return level;
+  }
+  return 255;
+}
+
+void StretchLevels(cv::Mat& image, int lo, int hi) {
+  OCR_CHECK(hi > lo);
+  const double gain = 255.0 / (hi - lo);
+  image.convertTo(image, -1, gain, -lo * gain);
+}
+
 std::vector<std::size_t> OrderByAspectRatio(std::span<const cv::Mat> crops) {
   auto ratio = [&](std::size_t i) {
     return static_cast<double>(crops[i].cols) / static_cast<double>(crops[i].rows);

@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <vector>
 
@@ -38,6 +39,18 @@ void NormalizeToPlanes(const cv::Mat& image, const Normalization& norm, int plan
 // The width of `crop` resized to `height` keeping its aspect ratio: ceil(height * w / h), as the
 // reference computes it, at least 1 and at most `max_width`.
 int ResizedWidth(const cv::Mat& crop, int height, int max_width);
+
+// How many pixels of CV_8UC3 `image` have each grey level (its luminance, as cv::cvtColor takes
+// it).
+using GreyHistogram = std::array<std::int64_t, 256>;
+GreyHistogram GreyHistogramOf(const cv::Mat& image);
+
+// The grey level of the pixel `rank` places from the darkest (0: the darkest).
+int GreyLevelAt(const GreyHistogram& histogram, std::int64_t rank);
+
+// Maps grey level `lo` of CV_8UC3 `image` to 0 and `hi` to 255, linearly, saturating beyond.
+// REQUIRES: hi > lo.
+void StretchLevels(cv::Mat& image, int lo, int hi);
 
 // Indices of `crops` from the narrowest aspect ratio to the widest (stable): similar widths
 // batch together, so padding within a batch stays small, as in the reference.

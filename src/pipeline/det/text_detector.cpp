@@ -1,7 +1,6 @@
 #include "pipeline/det/text_detector.h"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <cstdint>
 
@@ -58,29 +57,17 @@ cv::Size DetInputSize(int width, int height, const DetOptions& options) {
 }
 
 void StretchLowContrast(cv::Mat& image) {
-  cv::Mat gray;
-  cv::cvtColor(image, gray, cv::COLOR_BGR2GRAY);
-  std::array<int, 256> histogram{};
-  for (int y = 0; y < gray.rows; ++y) {
-    const auto* row = gray.ptr<std::uint8_t>(y);
-    for (int x = 0; x < gray.cols; ++x)
-      ++histogram[row[x]];
-  }
+  const GreyHistogram histogram = GreyHistogramOf(image);
   // The darkest and brightest levels once 0.5% of the pixels are set aside at each end (specks,
   // a stray dark border).
-  const auto outliers = static_cast<std::int64_t>(gray.total() / 200);
-  int lo = 0;
-  for (std::int64_t seen = histogram[0]; lo < 255 && seen <= outliers;
-       seen += histogram[static_cast<size_t>(++lo)]) {
-  }
-  int hi = 255;
-  for (std::int64_t seen = histogram[255]; hi > 0 && seen <= outliers;
-       seen += histogram[static_cast<size_t>(--hi)]) {
-  }
+  const auto pixels = static_cast<std::int64_t>(image.total());
+  const std::int64_t outliers = pixels / 200;
+  const int lo = GreyLevelAt(histogram, outliers);
+  const int hi = GreyLevelAt(histogram, pixels - 1 - outliers);
   const int range = hi - lo;
   if (range < 8 || range >= kLowContrastRange)
     return;
-  image.convertTo(image, -1, 255.0 / range, -lo * 255.0 / range);
+  StretchLevels(image, lo, hi);
 }
 
 Result<std::vector<Quad>> TextDetector::DetectAt(const cv::Mat& image, cv::Size size,
