@@ -12,6 +12,7 @@
 #include "common/check.h"
 #include "common/clock.h"
 #include "pipeline/geometry.h"
+#include "pipeline/model_input.h"
 #include "pipeline/rec/second_reading.h"
 #include "pipeline/rec/word_spaces.h"
 #include "pipeline/turned_lines.h"
@@ -51,13 +52,35 @@ struct LineCrops {
   std::vector<Quad> boxes;
   size_t detected = 0;
   std::vector<VerticalChain> chains;
+  // Per chain: its reading is taken only this sure (a turned line the detector did not find).
+  std::vector<float> min_confidence;
 };
+
+// A turned line the detector found no line along, boxed by its glyphs alone, is taken only when
+// read this sure: the search's glyph shapes make it likely text, not certain (a column of
+// specks or a rule's ticks reads as garbage, unsurely).
+constexpr float kSureUndetected = 0.9f;
+// A crop with less contrast than this between ink and paper (grey levels) holds no print.
+constexpr int kMinStretchedContrast = 10;
+
+// `crop` with its grey levels stretched from its ink (the 2nd percentile) to its paper (the
+// 90th) to the full range: the recognizer reads faint print (a numbering stamp's grey ink, a
+// quarter of the way to the paper) more surely at a print's contrast.
+cv::Mat FullContrast(cv::Mat crop) {
+  const GreyHistogram histogram = GreyHistogramOf(crop);
+  const auto pixels = static_cast<double>(crop.total());
+  const int ink = GreyLevelAt(histogram, static_cast<std::int64_t>(0.02 * pixels));
+  const int paper = GreyLevelAt(histogram, static_cast<std::int64_t>(0.9 * pixels));
+  if (paper - ink >= kMinStretchedContrast)
+    StretchLevels(crop, ink, paper);
+  return crop;
+}
 
 // The detected lines' crops, then those of the lines read again whole: turned lines found in the
 // unread ink, with the pieces of them detection found, and (`join_vertical_pieces`) chains of
 // pieces none of those covers. Boxes whose crop is empty are left out.
-LineCrops CropLines(const cv::Mat& image, const std::vector<Quad>& boxes,
-                    const std::vector<Quad>& turned, bool join_vertical_pieces) {
+LineCrops CropLines(const cv::Mat& image, const std::vector<Quad>& boxes, const TurnedLines& turned,
+                    bool join_vertical_pieces) {
   LineCrops out;
   out.crops.reserve(boxes.size());
   out.boxes.reserve(boxes.size());
@@ -70,26 +93,37 @@ LineCrops CropLines(const cv::Mat& image, const std::vector<Quad>& boxes,
   }
   out.detected = out.crops.size();
   std::vector<VerticalChain> wholes;
-  wholes.reserve(turned.size());
-  for (const Quad& line : turned)
+  std::vector<float> min_confidence;
+  for (const Quad& line : turned.detected) {
     wholes.push_back({BoxesInside(line, out.boxes), line});
+    min_confidence.push_back(0);
+  }
+  for (const Quad& line : turned.undetected) {
+    wholes.push_back({BoxesInside(line, out.boxes), line});
+    min_confidence.push_back(kSureUndetected);
+  }
   if (join_vertical_pieces) {
     for (VerticalChain& chain : VerticalChains(out.boxes)) {
       const bool covered = std::any_of(wholes.begin(), wholes.end(), [&](const VerticalChain& w) {
         return std::find_first_of(w.members.begin(), w.members.end(), chain.members.begin(),
                                   chain.members.end()) != w.members.end();
       });
-      if (!covered)
+      if (!covered) {
         wholes.push_back(std::move(chain));
+        min_confidence.push_back(0);
+      }
     }
   }
-  for (VerticalChain& whole : wholes) {
-    cv::Mat crop = CropTextLine(image, whole.box);
+  for (size_t k = 0; k < wholes.size(); ++k) {
+    cv::Mat crop = CropTextLine(image, wholes[k].box);
     if (crop.empty())
       continue;
+    if (min_confidence[k] > 0)
+      crop = FullContrast(crop);
     out.crops.push_back(std::move(crop));
-    out.boxes.push_back(whole.box);
-    out.chains.push_back(std::move(whole));
+    out.boxes.push_back(wholes[k].box);
+    out.chains.push_back(std::move(wholes[k]));
+    out.min_confidence.push_back(min_confidence[k]);
   }
   return out;
 }
@@ -211,7 +245,7 @@ LineOrder OrderWholeLines(const LineCrops& lines, const std::vector<DecodedText>
     const double pieces = chars > 0 ? sum / static_cast<double>(chars) : 0.0;
     const bool surer = whole.confidence >= pieces;
     const bool agrees = whole.confidence >= kSureWhole && Spells(whole, texts, chain.members);
-    if (whole.text.empty() || !(surer || agrees))
+    if (whole.text.empty() || whole.confidence < lines.min_confidence[k] || !(surer || agrees))
       continue;
     if (chain.members.empty()) {
       order.after.push_back(lines.detected + k);
@@ -237,7 +271,7 @@ Result<OcrResult> Pipeline::Run(const cv::Mat& image, const OcrOptions& options,
   OCR_ASSIGN_OR_RETURN(std::vector<Quad> boxes, detector_.Detect(image, options.det, times, stop));
   if (stop.stop_requested())
     return Cancelled();
-  std::vector<Quad> turned;
+  TurnedLines turned;
   if (options.find_turned_lines) {
     OCR_ASSIGN_OR_RETURN(turned, FindTurnedLines(image, boxes, options.det, times, stop));
   }
@@ -290,10 +324,9 @@ Result<OcrResult> Pipeline::Run(const cv::Mat& image, const OcrOptions& options,
   return result;
 }
 
-Result<std::vector<Quad>> Pipeline::FindTurnedLines(const cv::Mat& image,
-                                                    std::span<const Quad> boxes,
-                                                    const DetOptions& options, StageTimes& times,
-                                                    const std::stop_token& stop) const {
+Result<TurnedLines> Pipeline::FindTurnedLines(const cv::Mat& image, std::span<const Quad> boxes,
+                                              const DetOptions& options, StageTimes& times,
+                                              const std::stop_token& stop) const {
   Stopwatch watch;
   const std::vector<TurnedRegion> regions = TurnedLineRegions(image, boxes);
   times.det_post_ms += watch.LapMs();
@@ -302,7 +335,9 @@ Result<std::vector<Quad>> Pipeline::FindTurnedLines(const cv::Mat& image,
   DetOptions turned = options;
   turned.limit_type = LimitType::kAuto;
   std::vector<Quad> found;
+  std::vector<Quad> undetected;
   for (const TurnedRegion& region : regions) {
+    const size_t before = found.size();
     // Turned one way a line reads upright, the other way upside down; the detector finds some
     // lines whole only one of the two ways. Small print (a 9-point number at 100 dpi is 8 to 10
     // px high) it finds whole at its own size for some lines and only at two or three times it
@@ -329,8 +364,11 @@ Result<std::vector<Quad>> Pipeline::FindTurnedLines(const cv::Mat& image,
         }
       }
     }
+    // Faint or mottled print the detector does not find at any size is read by its glyphs' box.
+    if (!RunsAlong(std::span(found).subspan(before), region.line))
+      undetected.push_back(GlyphLine(region));
   }
-  return LongestOfOverlapping(std::move(found));
+  return TurnedLines{LongestOfOverlapping(std::move(found)), std::move(undetected)};
 }
 
 }  // namespace ocr::pipeline

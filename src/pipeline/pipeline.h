@@ -16,6 +16,7 @@
 #include "pipeline/det/text_detector.h"
 #include "pipeline/model_set.h"
 #include "pipeline/rec/text_recognizer.h"
+#include "pipeline/turned_lines.h"
 #include "pipeline/types.h"
 
 namespace ocr::pipeline {
@@ -88,9 +89,9 @@ class Pipeline {
 
  private:
   // The turned lines (OcrOptions::find_turned_lines) in `image` beside the detected `boxes`.
-  Result<std::vector<Quad>> FindTurnedLines(const cv::Mat& image, std::span<const Quad> boxes,
-                                            const DetOptions& options, StageTimes& times,
-                                            const std::stop_token& stop) const;
+  Result<TurnedLines> FindTurnedLines(const cv::Mat& image, std::span<const Quad> boxes,
+                                      const DetOptions& options, StageTimes& times,
+                                      const std::stop_token& stop) const;
 
   const ModelSet& models_;
   TextDetector detector_;

@@ -23,6 +23,7 @@ constexpr double kMinHeight = 3;        // x h
 // set smaller than the body text. A 1 or an l does not count; neither does a speck.
 constexpr double kGlyphAcross = 0.3;  // x h
 constexpr double kGlyphAlong = 0.15;  // x h
+constexpr double kMarkAcross = 0.1;   // x h: a fragment of a glyph, not a speck or a streak
 constexpr int kMinGlyphs = 3;
 constexpr double kMinRunFill = 0.3;    // of a mark's box: glyphs run together
 constexpr double kMinGlyphSpan = 0.5;  // of the rows from the first glyph to the last
@@ -30,20 +31,39 @@ constexpr double kMaxFill = 0.6;       // a solid bar is not text
 constexpr double kPadAcross = 1.5;     // x h
 constexpr double kPadAlong = 1.0;      // x h
 constexpr size_t kMaxRegions = 8;
+// Gaps closed along a column (x h): between the glyphs of a turned line, and its word spaces too
+// (a stamped number's space is about a text height wide, as wide as the first closing bridges).
+constexpr double kGlyphGap = 1.0;
+constexpr double kWordSpace = 1.5;
+constexpr float kGlyphLineAcross = 0.2f;  // x h
+constexpr float kGlyphLineAlong = 0.5f;   // x h
 
 // The glyph-sized marks of one column (`mask`: its ink): their bounding rectangle, or an empty
 // one when they are too few (a long mark counts as the glyphs it is long), cover too little of the
 // rows between the first and the last, or lie in a box not shaped like a turned line (its tallness
-// is measured on the glyphs, so that a speck beside the column does not widen it).
-cv::Rect GlyphsOf(const cv::Mat& mask, double h) {
+// is measured on the glyphs, so that a speck beside the column does not widen it). A faint stamp
+// inks its glyphs unevenly, in fragments: the rows any mark a tenth of the text's height across
+// covers count, and those beyond the glyphs (a 1, the ends of a mottled number) are the line's
+// too.
+struct ColumnGlyphs {
+  cv::Rect box;   // the glyphs
+  cv::Rect line;  // the glyphs' columns, from the first mark along them to the last
+};
+
+ColumnGlyphs GlyphsOf(const cv::Mat& mask, double h) {
   cv::Mat labels, stats, centroids;
   const int n = cv::connectedComponentsWithStats(mask, labels, stats, centroids, 8, CV_32S);
   std::vector<std::uint8_t> covered(static_cast<size_t>(mask.rows), 0);
+  std::vector<cv::Rect> marks;
   int glyphs = 0;
   cv::Rect box;
   for (int i = 1; i < n; ++i) {
     const cv::Rect r(stats.at<int>(i, cv::CC_STAT_LEFT), stats.at<int>(i, cv::CC_STAT_TOP),
                      stats.at<int>(i, cv::CC_STAT_WIDTH), stats.at<int>(i, cv::CC_STAT_HEIGHT));
+    if (r.width < kMarkAcross * h)
+      continue;
+    marks.push_back(r);
+    std::fill(covered.begin() + r.y, covered.begin() + r.y + r.height, 1);
     if (r.width < kGlyphAcross * h || r.height < kGlyphAlong * h)
       continue;
     // Heavy print runs a number's digits into one mark: one as long along the column as N
@@ -54,13 +74,22 @@ cv::Rect GlyphsOf(const cv::Mat& mask, double h) {
     glyphs +=
         dense ? std::max(1, static_cast<int>(std::lround(static_cast<double>(r.height) / r.width)))
               : 1;
-    std::fill(covered.begin() + r.y, covered.begin() + r.y + r.height, 1);
   }
-  const auto span = static_cast<double>(std::count(covered.begin(), covered.end(), 1));
-  if (glyphs < kMinGlyphs || span < kMinGlyphSpan * box.height ||
-      box.height < kMinAspect * box.width)
+  if (glyphs < kMinGlyphs)
     return {};
-  return box;
+  const auto span =
+      static_cast<double>(std::count(covered.begin() + box.y, covered.begin() + box.br().y, 1));
+  if (span < kMinGlyphSpan * box.height || box.height < kMinAspect * box.width)
+    return {};
+  int top = box.y;
+  int bottom = box.br().y;
+  for (const cv::Rect& r : marks) {
+    if (r.x < box.br().x && r.br().x > box.x) {
+      top = std::min(top, r.y);
+      bottom = std::max(bottom, r.br().y);
+    }
+  }
+  return {box, cv::Rect(box.x, top, box.width, bottom - top)};
 }
 
 // The page's ink at `scale` (text `h` pixels high there), with the upright lines' boxes blanked:
@@ -89,6 +118,61 @@ cv::Mat InkBesideUprightLines(const cv::Mat& image, std::span<const Quad> boxes,
   return ink;
 }
 
+// The search's ink at its scale: text `h` pixels high there, `page_h` on the page.
+struct InkMap {
+  cv::Mat ink;
+  double h = 0;
+  double scale = 1;
+  double page_h = 0;
+  cv::Rect page;
+};
+
+// The columns of `map`'s ink shaped like a turned line once the gaps along a column up to
+// `along` x h, and those across it up to a third of h (between a glyph's strokes), are closed.
+std::vector<TurnedRegion> ColumnsOf(const InkMap& map, double along) {
+  const double h = map.h;
+  const int across_px = std::max(1, static_cast<int>(std::lround(h / 3)));
+  const int along_px = std::max(1, static_cast<int>(std::lround(along * h)));
+  cv::Mat closed;
+  cv::morphologyEx(map.ink, closed, cv::MORPH_CLOSE,
+                   cv::getStructuringElement(cv::MORPH_RECT, cv::Size(across_px, along_px)));
+  cv::Mat labels, stats, centroids;
+  const int n = cv::connectedComponentsWithStats(closed, labels, stats, centroids, 8, CV_32S);
+
+  std::vector<TurnedRegion> regions;
+  auto to_page = [&](double v) { return v / map.scale; };
+  for (int i = 1; i < n; ++i) {
+    const cv::Rect r(stats.at<int>(i, cv::CC_STAT_LEFT), stats.at<int>(i, cv::CC_STAT_TOP),
+                     stats.at<int>(i, cv::CC_STAT_WIDTH), stats.at<int>(i, cv::CC_STAT_HEIGHT));
+    if (r.width < kMinWidth * h || r.width > kMaxWidth * h || r.height < kMinHeight * h)
+      continue;
+    cv::Mat mine = labels(r) == i;
+    cv::bitwise_and(mine, map.ink(r), mine);
+    if (cv::countNonZero(mine) > kMaxFill * r.area())
+      continue;
+    const ColumnGlyphs column = GlyphsOf(mine, h);
+    const cv::Rect glyphs = column.box + r.tl();
+    if (column.box.empty())
+      continue;
+    const double x0 = to_page(glyphs.x) - kPadAcross * map.page_h;
+    const double y0 = to_page(glyphs.y) - kPadAlong * map.page_h;
+    const double x1 = to_page(glyphs.br().x) + kPadAcross * map.page_h;
+    const double y1 = to_page(glyphs.br().y) + kPadAlong * map.page_h;
+    const cv::Rect region =
+        cv::Rect(cv::Point(static_cast<int>(std::floor(x0)), static_cast<int>(std::floor(y0))),
+                 cv::Point(static_cast<int>(std::ceil(x1)), static_cast<int>(std::ceil(y1)))) &
+        map.page;
+    const cv::Rect line = column.line + r.tl();
+    const cv::Rect line_box(cv::Point(static_cast<int>(std::floor(to_page(line.x))),
+                                      static_cast<int>(std::floor(to_page(line.y)))),
+                            cv::Point(static_cast<int>(std::ceil(to_page(line.br().x))),
+                                      static_cast<int>(std::ceil(to_page(line.br().y)))));
+    if (!region.empty())
+      regions.push_back({region, to_page(glyphs.width), line_box & map.page});
+  }
+  return regions;
+}
+
 }  // namespace
 
 std::vector<TurnedRegion> TurnedLineRegions(const cv::Mat& image, std::span<const Quad> boxes) {
@@ -112,48 +196,49 @@ std::vector<TurnedRegion> TurnedLineRegions(const cv::Mat& image, std::span<cons
   const double scale = page_h > 2 * kAnalysisHeight ? kAnalysisHeight / page_h : 1.0;
   const double h = page_h * scale;
 
-  const cv::Mat ink = InkBesideUprightLines(image, boxes, scale, h);
-  // Close the gaps between the glyphs of a turned line (along it: up to a text height) and
-  // between a glyph's strokes (across it).
-  const int across = std::max(1, static_cast<int>(std::lround(h / 3)));
-  const int along = std::max(1, static_cast<int>(std::lround(h)));
-  cv::Mat closed;
-  cv::morphologyEx(ink, closed, cv::MORPH_CLOSE,
-                   cv::getStructuringElement(cv::MORPH_RECT, cv::Size(across, along)));
-  cv::Mat labels, stats, centroids;
-  const int n = cv::connectedComponentsWithStats(closed, labels, stats, centroids, 8, CV_32S);
-
-  std::vector<TurnedRegion> regions;
-  const cv::Rect page(0, 0, image.cols, image.rows);
-  for (int i = 1; i < n; ++i) {
-    const cv::Rect r(stats.at<int>(i, cv::CC_STAT_LEFT), stats.at<int>(i, cv::CC_STAT_TOP),
-                     stats.at<int>(i, cv::CC_STAT_WIDTH), stats.at<int>(i, cv::CC_STAT_HEIGHT));
-    if (r.width < kMinWidth * h || r.width > kMaxWidth * h || r.height < kMinHeight * h)
-      continue;
-    cv::Mat mine = labels(r) == i;
-    cv::bitwise_and(mine, ink(r), mine);
-    if (cv::countNonZero(mine) > kMaxFill * r.area())
-      continue;
-    const cv::Rect glyphs = GlyphsOf(mine, h);
-    if (glyphs.empty())
-      continue;
-    const double x0 = (r.x + glyphs.x) / scale - kPadAcross * page_h;
-    const double y0 = (r.y + glyphs.y) / scale - kPadAlong * page_h;
-    const double x1 = (r.x + glyphs.x + glyphs.width) / scale + kPadAcross * page_h;
-    const double y1 = (r.y + glyphs.y + glyphs.height) / scale + kPadAlong * page_h;
-    const cv::Rect region =
-        cv::Rect(cv::Point(static_cast<int>(std::floor(x0)), static_cast<int>(std::floor(y0))),
-                 cv::Point(static_cast<int>(std::ceil(x1)), static_cast<int>(std::ceil(y1)))) &
-        page;
-    if (!region.empty())
-      regions.push_back({region, glyphs.width / scale});
+  const InkMap map{InkBesideUprightLines(image, boxes, scale, h), h, scale, page_h,
+                   cv::Rect(0, 0, image.cols, image.rows)};
+  // A number split at its word space is two columns at the glyphs' closing, each perhaps under
+  // kMinHeight, and one at the word spaces'; where both find a column, the taller stands.
+  std::vector<TurnedRegion> regions = ColumnsOf(map, kGlyphGap);
+  const std::vector<TurnedRegion> spaced = ColumnsOf(map, kWordSpace);
+  regions.insert(regions.end(), spaced.begin(), spaced.end());
+  std::stable_sort(
+      regions.begin(), regions.end(),
+      [](const TurnedRegion& a, const TurnedRegion& b) { return a.rect.height > b.rect.height; });
+  std::vector<TurnedRegion> kept;
+  for (const TurnedRegion& region : regions) {
+    const bool seen = std::any_of(kept.begin(), kept.end(), [&](const TurnedRegion& k) {
+      return 2 * (k.rect & region.rect).area() >= std::min(k.rect.area(), region.rect.area());
+    });
+    if (!seen && kept.size() < kMaxRegions)
+      kept.push_back(region);
   }
-  std::sort(regions.begin(), regions.end(), [](const TurnedRegion& a, const TurnedRegion& b) {
-    return a.rect.height > b.rect.height;
+  return kept;
+}
+
+bool RunsAlong(std::span<const Quad> lines, const cv::Rect& glyphs) {
+  return std::any_of(lines.begin(), lines.end(), [&](const Quad& q) {
+    const Extent e = ExtentOf(q);
+    const bool across =
+        e.x0 < static_cast<float>(glyphs.br().x) && e.x1 > static_cast<float>(glyphs.x);
+    const float along = std::min(e.y1, static_cast<float>(glyphs.br().y)) -
+                        std::max(e.y0, static_cast<float>(glyphs.y));
+    return across && along >= 0.5f * static_cast<float>(glyphs.height);
   });
-  if (regions.size() > kMaxRegions)
-    regions.resize(kMaxRegions);
-  return regions;
+}
+
+Quad GlyphLine(const TurnedRegion& region) {
+  const auto h = static_cast<float>(region.text_height);
+  const auto x0 = static_cast<float>(region.line.x) - kGlyphLineAcross * h;
+  const auto x1 = static_cast<float>(region.line.br().x) + kGlyphLineAcross * h;
+  const auto y0 = static_cast<float>(region.line.y) - kGlyphLineAlong * h;
+  const auto y1 = static_cast<float>(region.line.br().y) + kGlyphLineAlong * h;
+  const cv::Rect2f page(region.rect);
+  return {Point{std::max(x0, page.x), std::max(y0, page.y)},
+          Point{std::min(x1, page.br().x), std::max(y0, page.y)},
+          Point{std::min(x1, page.br().x), std::min(y1, page.br().y)},
+          Point{std::max(x0, page.x), std::min(y1, page.br().y)}};
 }
 
 Quad FromTurnedRegion(const Quad& box, const cv::Rect& region, bool clockwise) {

@@ -3,7 +3,7 @@
 
     form_check.py --onnxocr BIN --set DIR [--thresholds thresholds.json] [--quick]
                   [--ocr-score PATH] [--out DIR] [--jobs N] [--models NAME=DIR]
-                  [--json-out FILE] [-- extra onnxocr run flags]
+                  [--json-out FILE] [--floors SECTION] [-- extra onnxocr run flags]
 
 Reads every page of the set (with --quick only the manifest's "quick" pages: one of each kind,
 and a number in heavy print),
@@ -18,7 +18,7 @@ per kind (fax, memo, questionnaire, purchase) and over the set. The real part of
 document photos of ../shared/testdata/real scaled to 100-dpi text) is scored apart, word F1 and
 ocr-score's order-insensitive page CER against the hand transcriptions.
 
-Thresholds (thresholds.json; the "full" or the "quick" floors): word_f1, det_f1, real_word_f1
+Thresholds (thresholds.json; the "full" or the "quick" floors, or --floors' section): word_f1, det_f1, real_word_f1
 and vertical_found (vertical numbers read) are minimums, cer and real_page_cer maximums; a
 metric whose part was not scored (no real part, no ocr-score) is reported and not failed. Words missed most often are printed, for reading.
 Flags after `--` go to every `onnxocr run` (e.g. `-- --det-limit-type max`) to compare readings.
@@ -113,6 +113,8 @@ def main() -> int:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--models", action="append", default=[], help="passed to onnxocr run")
     ap.add_argument("--json-out", help="write the summary here")
+    ap.add_argument("--floors", help="the thresholds' section (default: quick with --quick, "
+                    "else full)")
     args = ap.parse_args(argv)
 
     manifest_path = os.path.join(args.set, "manifest.json")
@@ -239,7 +241,7 @@ def main() -> int:
     if not args.thresholds:
         return 0
     with open(args.thresholds, encoding="utf-8") as f:
-        floors = json.load(f)["quick" if args.quick else "full"]
+        floors = json.load(f)[args.floors or ("quick" if args.quick else "full")]
     allk = summary["kinds"]["all"]
     values = {"word_f1": allk["word_f1"], "det_f1": allk["det_f1"], "cer": allk["cer"],
               "real_word_f1": summary.get("real", {}).get("word_f1"),

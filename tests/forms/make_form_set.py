@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Render a development set of 1980s-90s office forms, scanned and faxed at about 100 dpi.
 
-    make_form_set.py OUT [--manifest tests/forms/manifest.json] [--pages N] [--seed S]
+    make_form_set.py OUT [--manifest tests/forms/manifest.json] [--pages N] [--only NAME,...] [--seed S]
                          [--real-testdata DIR] [--real-gt DIR] [--faint-numbers]
 
 Needs Pillow and numpy (Debian: python3-pil, python3-numpy; /usr/bin/python3 has them) and the
@@ -716,6 +716,7 @@ def main() -> int:
     ap.add_argument("out")
     ap.add_argument("--manifest", default=os.path.join(HERE, "manifest.json"))
     ap.add_argument("--pages", type=int, help="only the first N pages of the manifest")
+    ap.add_argument("--only", help="only these pages (NAME,NAME,...); each is as in the whole set")
     ap.add_argument("--seed", type=int, help="override the manifest's seed")
     ap.add_argument("--real-testdata", help="../shared/testdata/real")
     ap.add_argument("--real-gt", help="tests/accuracy/real_gt")
@@ -742,6 +743,12 @@ def main() -> int:
     specs.sort(key=lambda s: (int(s["name"].rsplit("_", 1)[1]), KINDS.index(s["kind"])))
     if args.pages:
         specs = specs[:args.pages]
+    if args.only:
+        wanted = args.only.split(",")
+        unknown = sorted(set(wanted) - {s["name"] for s in specs})
+        if unknown:
+            ap.error(f"--only: no such page: {', '.join(unknown)}")
+        specs = [s for s in specs if s["name"] in wanted]
     for sub in ("images", "gt", "words"):
         os.makedirs(os.path.join(args.out, sub), exist_ok=True)
     pages = []

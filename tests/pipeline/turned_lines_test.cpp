@@ -73,6 +73,53 @@ TEST(TurnedLinesTest, ANumberInSmallerPrintThanTheTextIsFound) {
   EXPECT_NEAR(regions[0].text_height, 9, 1);
 }
 
+TEST(TurnedLinesTest, AStampedNumberInFragmentsIsFoundEndToEnd) {
+  // A numbering stamp's grey ink, unevenly inked: about half of its pixels print, so most glyphs
+  // fall apart into fragments smaller than a glyph. The fragments cover the column between the
+  // glyphs that still count, and the line runs from the first fragment to the last.
+  Page page = MakePage(8, "");
+  const Page number = MakePage(8, "PM12621910");
+  // Blotches of about 3 x 3 px that do not print (a stamp inked unevenly, scanned at 100 dpi).
+  cv::Mat blotches(number.number.height / 3 + 1, number.number.width / 3 + 1, CV_32F);
+  cv::RNG(42).fill(blotches, cv::RNG::UNIFORM, 0.0, 1.0);
+  cv::resize(blotches, blotches, cv::Size(), 3, 3, cv::INTER_LINEAR);
+  for (int y = 0; y < number.number.height; ++y) {
+    for (int x = 0; x < number.number.width; ++x) {
+      const cv::Point at = number.number.tl() + cv::Point(x, y);
+      if (number.image.at<cv::Vec3b>(at)[0] < 200)
+        page.image.at<cv::Vec3b>(at) =
+            blotches.at<float>(y, x) > 0.5f ? cv::Vec3b(235, 235, 235) : cv::Vec3b(175, 175, 175);
+    }
+  }
+  cv::Mat grey;
+  cv::cvtColor(page.image(number.number), grey, cv::COLOR_BGR2GRAY);
+  cv::Mat ink = grey < 200;
+  const cv::Rect printed = cv::boundingRect(ink) + number.number.tl();
+  const std::vector<TurnedRegion> regions = TurnedLineRegions(page.image, page.boxes);
+  ASSERT_EQ(regions.size(), 1u);
+  EXPECT_EQ(regions[0].rect & printed, printed);
+  EXPECT_LE(regions[0].line.y, printed.y + 5);
+  EXPECT_GE(regions[0].line.br().y, printed.br().y - 5);
+  EXPECT_LE(regions[0].line.width, printed.width + 2);
+}
+
+TEST(TurnedLinesTest, ANumberSplitAtAWideSpaceIsFoundWhole) {
+  // "4318  3657" turned, its inks 17 px apart (over a text height: the page's boxes are 16 px),
+  // each shorter than a turned line's 3 text heights: one region holds both.
+  Page page = MakePage(8, "");
+  const Page first = MakePage(8, "4318");
+  const Page second = MakePage(8, "3657");
+  const cv::Rect low(first.number.x, first.number.y + first.number.height + 6, second.number.width,
+                     second.number.height);
+  first.image(first.number).copyTo(page.image(first.number));
+  second.image(second.number).copyTo(page.image(low));
+  ASSERT_LT(first.number.height - 8, 48);  // the strip's 4 px margins each end are not ink
+  const std::vector<TurnedRegion> regions = TurnedLineRegions(page.image, page.boxes);
+  ASSERT_EQ(regions.size(), 1u);
+  EXPECT_EQ(regions[0].rect & first.number, first.number);
+  EXPECT_EQ(regions[0].rect & low, low);
+}
+
 TEST(TurnedLinesTest, RulesSpecksAndReadLinesAreNot) {
   Page page = MakePage(8, "");
   // A vertical rule, a scanner's streak with specks beside it, a column of specks.
@@ -93,6 +140,33 @@ TEST(TurnedLinesTest, NoSearchWithoutBoxesOrOnATurnedPage) {
   for (int i = 0; i < 8; ++i)
     boxes.push_back(Box(300.0f + 14 * i, 20, 312.0f + 14 * i, 200));
   EXPECT_TRUE(TurnedLineRegions(page.image, boxes).empty());
+}
+
+TEST(TurnedLinesTest, ALineFoundAlongTheGlyphsRunsAlongThem) {
+  const cv::Rect glyphs(750, 500, 12, 80);
+  // Most of the column, or all of it, is found; half of it is enough.
+  EXPECT_TRUE(RunsAlong(std::vector<Quad>{Box(748, 505, 764, 575)}, glyphs));
+  EXPECT_TRUE(RunsAlong(std::vector<Quad>{Box(749, 480, 763, 600)}, glyphs));
+  EXPECT_TRUE(RunsAlong(std::vector<Quad>{Box(20, 300, 60, 310), Box(750, 540, 762, 580)}, glyphs));
+  // A piece of it, a line beside it, or none: not.
+  EXPECT_FALSE(RunsAlong(std::vector<Quad>{Box(750, 500, 762, 535)}, glyphs));
+  EXPECT_FALSE(RunsAlong(std::vector<Quad>{Box(700, 500, 745, 580)}, glyphs));
+  EXPECT_FALSE(RunsAlong(std::vector<Quad>{}, glyphs));
+}
+
+TEST(TurnedLinesTest, AGlyphLineIsPaddedAsTheDetectorPadsALine) {
+  // Text 10 px high: half of it along the column, a fifth across, inside the region.
+  const TurnedRegion region{cv::Rect(730, 480, 50, 120), 10, cv::Rect(750, 500, 12, 80)};
+  const Quad line = GlyphLine(region);
+  EXPECT_FLOAT_EQ(line[0].x, 748);
+  EXPECT_FLOAT_EQ(line[0].y, 495);
+  EXPECT_FLOAT_EQ(line[2].x, 764);
+  EXPECT_FLOAT_EQ(line[2].y, 585);
+  EXPECT_TRUE(CropGeometryOf(line).rotated90);
+  // At the page's edge, the region clips it.
+  const TurnedRegion edge{cv::Rect(760, 480, 14, 120), 10, cv::Rect(762, 482, 12, 80)};
+  EXPECT_FLOAT_EQ(GlyphLine(edge)[2].x, 774);
+  EXPECT_FLOAT_EQ(GlyphLine(edge)[0].y, 480);
 }
 
 TEST(TurnedLinesTest, BoxesFoundTurnedComeBackToThePage) {

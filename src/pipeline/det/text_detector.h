@@ -57,7 +57,8 @@ struct DetOptions {
 // luminance from the 0.5th to the 99.5th percentile) is stretched linearly to the full range.
 // The DB detector's map is faint on such pages; on the synthetic pages every low_contrast one
 // spans 32 to 94 levels and every other page 146 or more (docs/benchmarks/accuracy.md, "Low
-// contrast and blur"). Only the detector's input: stretching the recognizer's crops read worse.
+// contrast and blur"). Only the detector's input: stretching the recognizer's crops of such pages
+// read worse (a turned line read by its glyphs alone, faint print, is stretched: pipeline.cpp).
 inline constexpr int kLowContrastRange = 128;
 
 // Stretches CV_8UC3 `image` in place when its luminance range is under kLowContrastRange (and
