@@ -140,7 +140,15 @@ std::vector<TurnedRegion> ColumnsOf(const InkMap& map, double along) {
   const int n = cv::connectedComponentsWithStats(closed, labels, stats, centroids, 8, CV_32S);
 
   std::vector<TurnedRegion> regions;
-  auto to_page = [&](double v) { return v / map.scale; };
+  // `rect` of the analysis image on the page, padded by `pad_across` and `pad_along` page pixels,
+  // clipped.
+  auto to_page = [&](const cv::Rect& rect, double pad_across, double pad_along) {
+    const cv::Point tl(static_cast<int>(std::floor(rect.x / map.scale - pad_across)),
+                       static_cast<int>(std::floor(rect.y / map.scale - pad_along)));
+    const cv::Point br(static_cast<int>(std::ceil(rect.br().x / map.scale + pad_across)),
+                       static_cast<int>(std::ceil(rect.br().y / map.scale + pad_along)));
+    return cv::Rect(tl, br) & map.page;
+  };
   for (int i = 1; i < n; ++i) {
     const cv::Rect r(stats.at<int>(i, cv::CC_STAT_LEFT), stats.at<int>(i, cv::CC_STAT_TOP),
                      stats.at<int>(i, cv::CC_STAT_WIDTH), stats.at<int>(i, cv::CC_STAT_HEIGHT));
@@ -151,24 +159,12 @@ std::vector<TurnedRegion> ColumnsOf(const InkMap& map, double along) {
     if (cv::countNonZero(mine) > kMaxFill * r.area())
       continue;
     const ColumnGlyphs column = GlyphsOf(mine, h);
-    const cv::Rect glyphs = column.box + r.tl();
     if (column.box.empty())
       continue;
-    const double x0 = to_page(glyphs.x) - kPadAcross * map.page_h;
-    const double y0 = to_page(glyphs.y) - kPadAlong * map.page_h;
-    const double x1 = to_page(glyphs.br().x) + kPadAcross * map.page_h;
-    const double y1 = to_page(glyphs.br().y) + kPadAlong * map.page_h;
-    const cv::Rect region =
-        cv::Rect(cv::Point(static_cast<int>(std::floor(x0)), static_cast<int>(std::floor(y0))),
-                 cv::Point(static_cast<int>(std::ceil(x1)), static_cast<int>(std::ceil(y1)))) &
-        map.page;
-    const cv::Rect line = column.line + r.tl();
-    const cv::Rect line_box(cv::Point(static_cast<int>(std::floor(to_page(line.x))),
-                                      static_cast<int>(std::floor(to_page(line.y)))),
-                            cv::Point(static_cast<int>(std::ceil(to_page(line.br().x))),
-                                      static_cast<int>(std::ceil(to_page(line.br().y)))));
+    const cv::Rect glyphs = column.box + r.tl();
+    const cv::Rect region = to_page(glyphs, kPadAcross * map.page_h, kPadAlong * map.page_h);
     if (!region.empty())
-      regions.push_back({region, to_page(glyphs.width), line_box & map.page});
+      regions.push_back({region, glyphs.width / map.scale, to_page(column.line + r.tl(), 0, 0)});
   }
   return regions;
 }
