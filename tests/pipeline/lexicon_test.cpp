@@ -193,6 +193,19 @@ TEST_F(LexiconCorrectionTest, AcronymsAndCodesKeepTheirLetters) {
   EXPECT_EQ(Read(Spelling("pci", 2, "i", 0.6f, "t", 0.35f), lexicon).text, "pct");
 }
 
+TEST_F(LexiconCorrectionTest, AnIOrLInsideALowercaseWordIsAMisreadStem) {
+  const Lexicon lexicon("questions\nstudy\nkenneth\nstud\n");
+  // A t whose bar was lost reads as L: the word is a word, and the columns nearly say t.
+  EXPECT_EQ(Read(Spelling("quesLions", 4, "L", 0.6f, "t", 0.3f), lexicon).text, "questions");
+  EXPECT_EQ(Read(Spelling("sLudy", 1, "L", 0.6f, "t", 0.3f), lexicon).text, "study");
+  EXPECT_EQ(Read(Spelling("KenneLh", 5, "L", 0.6f, "t", 0.3f), lexicon).text, "Kenneth");
+  // Other capitals inside, or fewer than five letters: still codes and acronyms.
+  EXPECT_EQ(Read(Spelling("sQudy", 1, "Q", 0.6f, "t", 0.3f), lexicon).text, "sQudy");
+  EXPECT_EQ(Read(Spelling("sLud", 1, "L", 0.6f, "t", 0.3f), lexicon).text, "sLud");
+  // Without the t among the stem's runners-up, the columns do not say the word.
+  EXPECT_EQ(Read(Spelling("quesLions", 4, "L", 0.6f, "", 0.0f), lexicon).text, "quesLions");
+}
+
 TEST_F(LexiconCorrectionTest, AShorterWordMustBeAtLeastAsProbableAsTheReading) {
   const Lexicon lexicon("gi\ngit\nprofile\n");
   // "profiler" with its r at 0.6 and the blank at 0.4: dropping the r is less probable than

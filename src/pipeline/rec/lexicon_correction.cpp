@@ -117,13 +117,19 @@ std::optional<Alignment> BestAlignment(std::span<const float> probs, int classes
 
 // Whether `word` (ASCII letters) is written as words are: in lowercase, capitalized, or in
 // capitals from five letters on. Capitals inside a word ("DsA", "AEs") and short words in
-// capitals ("RMI", "PCI") are acronyms and codes, which no lexicon holds.
+// capitals ("RMI", "PCI") are acronyms and codes, which no lexicon holds. But an I or L inside a
+// lowercase word of five letters or more is a stem misread: at 100 dpi a t whose bar is lost, an
+// l or an i without its dot reads as one ("quesLions", "sLudy", "KenneLh"). A name written so
+// ("McLean") stays unless its columns nearly spell a word of the lexicon.
 bool IsWordShaped(std::string_view word) {
   const auto upper = [](char c) { return c >= 'A' && c <= 'Z'; };
   const auto capitals = std::count_if(word.begin(), word.end(), upper);
   if (capitals == static_cast<std::ptrdiff_t>(word.size()))
     return word.size() >= kMinCapitalsLetters;
-  return capitals == 0 || (capitals == 1 && upper(word.front()));
+  const auto stems =
+      std::count_if(word.begin() + 1, word.end(), [](char c) { return c == 'I' || c == 'L'; });
+  const std::ptrdiff_t first = upper(word.front()) ? 1 : 0;
+  return capitals == first || (word.size() >= kMinCapitalsLetters && capitals == first + stems);
 }
 
 // One word of a reading: its characters [first, last], letters only.

@@ -7,7 +7,8 @@
 // probable than the reading itself (a shorter word: at least as probable): the columns must
 // nearly say it, the lexicon only breaks the doubt. Numbers, codes, acronyms (capitals inside a
 // word, or fewer than five in a row), words with digits or other scripts, and words read surely
-// are never touched.
+// are never touched; an I or L inside a lowercase word of five letters or more is taken for a
+// misread stem (`quesLions`), not an acronym's capital.
 // Thread-safety: pure functions.
 #pragma once
 
