@@ -56,7 +56,7 @@ std::vector<std::string> Charset() {
     charset.emplace_back(1, c);
   for (char c = 'A'; c <= 'Z'; ++c)
     charset.emplace_back(1, c);
-  for (const char* other : {"7", "(", ","})
+  for (const char* other : {"7", "(", ",", "."})
     charset.emplace_back(other);
   charset.emplace_back(" ");
   return charset;
@@ -234,6 +234,59 @@ TEST_F(LexiconCorrectionTest, OnlyTheUnsureWordOfALineChangesAndPunctuationStays
   EXPECT_EQ(d.text, "(SPECIAL, November");
   EXPECT_EQ(d.char_offsets.size(), d.text.size());
   EXPECT_EQ(d.columns.back(), static_cast<int>(columns.size()) - 2);
+}
+
+// Columns for `before`, a mark read at `mark_p` with the space class at `space_in` in its own
+// column, then a blank column with the space class at `space_after`, then `after`: each letter
+// at 0.97 in a column of its own with a blank after it.
+std::vector<std::map<std::string, float>> MarkBetween(const std::string& before,
+                                                      const std::string& mark, float mark_p,
+                                                      float space_in, float space_after,
+                                                      const std::string& after) {
+  std::vector<std::map<std::string, float>> columns;
+  const auto letters = [&](const std::string& word) {
+    for (const char c : word) {
+      columns.push_back({{std::string(1, c), 0.97f}});
+      columns.push_back({});
+    }
+  };
+  letters(before);
+  columns.back() = {};
+  columns.push_back({{mark, mark_p}, {" ", space_in}});
+  columns.push_back({{" ", space_after}});
+  letters(after);
+  return columns;
+}
+
+TEST(StrayMarkTest, APeriodWhoseColumnsHoldTheWordGapBecomesASpace) {
+  const std::vector<std::string> charset = Charset();
+  const Lexicon lexicon("cost\nof\nnode\n");
+  const auto read = [&](const std::vector<std::map<std::string, float>>& columns) {
+    const std::vector<float> probs = Columns(charset, columns);
+    const int steps = static_cast<int>(columns.size());
+    const int classes = static_cast<int>(charset.size());
+    DecodedText d = CtcGreedyDecode(probs, steps, classes, charset);
+    ReadStrayMarksAsSpaces(d, probs, steps, classes, LatinClassesOf(charset), lexicon);
+    return d;
+  };
+  // A speck in the gap of "cost of": the space class rises in the period's own column only.
+  const DecodedText speck = read(MarkBetween("cost", ".", 0.6f, 0.3f, 0.0f, "of"));
+  EXPECT_EQ(speck.text, "cost of");
+  ASSERT_EQ(speck.char_confidences.size(), 7u);
+  EXPECT_FLOAT_EQ(speck.char_confidences[4], 0.3f);
+  // A comma whose space was lost holds the gap in its columns as well ("Further,in"), and a
+  // capital after the period goes on a sentence ("imputed.Further"): both stay.
+  EXPECT_EQ(read(MarkBetween("cost", ",", 0.6f, 0.3f, 0.0f, "of")).text, "cost,of");
+  EXPECT_EQ(read(MarkBetween("cost", ".", 0.6f, 0.3f, 0.0f, "Of")).text, "cost.Of");
+  // Its space after it: a period that ends a sentence stays (word_spaces.h writes the space).
+  EXPECT_EQ(read(MarkBetween("cost", ".", 0.6f, 0.3f, 0.3f, "of")).text, "cost.of");
+  // No space in its column: an abbreviation's or a name's period ("Node.js").
+  EXPECT_EQ(read(MarkBetween("node", ".", 0.9f, 0.01f, 0.0f, "js")).text, "node.js");
+  // Not after an English word of two letters or more: an initial, or no word.
+  EXPECT_EQ(read(MarkBetween("J", ".", 0.6f, 0.3f, 0.0f, "of")).text, "J.of");
+  EXPECT_EQ(read(MarkBetween("Nede", ",", 0.6f, 0.3f, 0.0f, "js")).text, "Nede,js");
+  // Between a letter and a digit: a number's separator, not a gap.
+  EXPECT_EQ(read(MarkBetween("cost", ".", 0.6f, 0.3f, 0.0f, "7")).text, "cost.7");
 }
 
 }  // namespace

@@ -21,6 +21,8 @@ constexpr std::size_t kMinLetters = 3;
 constexpr std::size_t kTwoEditLetters = 8;
 // Words in capitals shorter than this are taken for acronyms.
 constexpr std::size_t kMinCapitalsLetters = 5;
+// Letters of the English word a stray mark must follow: an initial ("J.Sorensen") is no word.
+constexpr std::size_t kMinWordBeforeMark = 2;
 // Punctuation a word may carry at either end and still be a word.
 constexpr std::string_view kEdgePunctuation = ".,;:!?\"'()[]";
 
@@ -54,6 +56,21 @@ bool IsLetter(std::string_view c) {
 
 bool IsEdgePunctuation(std::string_view c) {
   return c.size() == 1 && kEdgePunctuation.find(c[0]) != std::string_view::npos;
+}
+
+// Character k of `d`'s text.
+std::string_view CharOf(const DecodedText& d, std::size_t k) {
+  const auto begin = static_cast<std::size_t>(d.char_offsets[k]);
+  const std::size_t end = k + 1 < d.char_offsets.size()
+                              ? static_cast<std::size_t>(d.char_offsets[k + 1])
+                              : d.text.size();
+  return std::string_view(d.text).substr(begin, end - begin);
+}
+
+bool HasCharVectors(const DecodedText& d) {
+  const std::size_t n = d.columns.size();
+  return d.char_offsets.size() == n && d.char_confidences.size() == n &&
+         d.space_before.size() == n && d.blanks_before.size() == n;
 }
 
 // The columns' most probable alignment of `labels` over [t0, t1): per label its first and last
@@ -232,13 +249,7 @@ class Corrector {
   }
 
  private:
-  std::string_view Char(std::size_t k) const {
-    const auto begin = static_cast<std::size_t>(d_.char_offsets[k]);
-    const std::size_t end = k + 1 < d_.char_offsets.size()
-                                ? static_cast<std::size_t>(d_.char_offsets[k + 1])
-                                : d_.text.size();
-    return std::string_view(d_.text).substr(begin, end - begin);
-  }
+  std::string_view Char(std::size_t k) const { return CharOf(d_, k); }
 
   // The last column of character k's run: its class stays the best from its first column.
   int RunEnd(std::size_t k) const {
@@ -363,15 +374,49 @@ double CtcLogProbability(std::span<const float> probs, int classes, int t0, int 
 void CorrectUnsureWords(DecodedText& decoded, std::span<const float> probs, int steps, int classes,
                         const LatinClasses& latin, const Lexicon& lexicon,
                         const LexiconRule& rule) {
-  const std::size_t n = decoded.columns.size();
-  if (n < kMinLetters || decoded.char_offsets.size() != n || decoded.char_confidences.size() != n ||
-      decoded.space_before.size() != n || decoded.blanks_before.size() != n) {
+  if (decoded.columns.size() < kMinLetters || !HasCharVectors(decoded))
     return;
-  }
   Corrector corrector(decoded, probs, steps, classes, latin, lexicon, rule);
   const std::vector<WordSpan> words = corrector.Words();
   for (auto word = words.rbegin(); word != words.rend(); ++word)  // later words first: indices hold
     corrector.Correct(*word);
+}
+
+void ReadStrayMarksAsSpaces(DecodedText& decoded, std::span<const float> probs, int steps,
+                            int classes, const LatinClasses& latin, const Lexicon& lexicon) {
+  if (latin.space < 0 || !HasCharVectors(decoded))
+    return;
+  const auto space_at = [&](int t) {
+    return probs[static_cast<std::size_t>(t) * static_cast<std::size_t>(classes) +
+                 static_cast<std::size_t>(latin.space)];
+  };
+  for (std::size_t k = 1; k + 1 < decoded.columns.size(); ++k) {
+    const std::string_view next = CharOf(decoded, k + 1);
+    if (CharOf(decoded, k) != "." || !IsLetter(CharOf(decoded, k - 1)) || !IsLetter(next) ||
+        next[0] < 'a' || decoded.space_before[k + 1] >= kWordSpaceEvidence) {
+      continue;
+    }
+    // The space class in the mark's own columns: where its class stays the best.
+    int t = decoded.columns[k];
+    const int mark_class = BestClass(probs, classes, t);
+    float space = 0;
+    for (; t < steps && BestClass(probs, classes, t) == mark_class; ++t)
+      space = std::max(space, space_at(t));
+    if (space < kWordSpaceEvidence)
+      continue;
+    std::size_t first = k;
+    while (first > 0 && IsLetter(CharOf(decoded, first - 1)))
+      --first;
+    if (k - first < kMinWordBeforeMark)
+      continue;
+    std::string before;
+    for (std::size_t i = first; i < k; ++i)
+      before += CharOf(decoded, i);
+    if (!lexicon.Contains(AsciiLower(before)))
+      continue;
+    decoded.text[static_cast<std::size_t>(decoded.char_offsets[k])] = ' ';
+    decoded.char_confidences[k] = space;
+  }
 }
 
 }  // namespace ocr::pipeline

@@ -51,6 +51,19 @@ void CorrectUnsureWords(DecodedText& decoded, std::span<const float> probs, int 
                         const LatinClasses& latin, const Lexicon& lexicon,
                         const LexiconRule& rule = {});
 
+// A period read between an English word and a lowercase letter where the page has a word gap
+// ("discussed.at", "Your.answers"): a speck of scan noise in the gap reads as the period, and the
+// space class rises in the period's own columns rather than in the blank columns after it. The
+// period becomes a space where the space class reaches kWordSpaceEvidence (rec/word_spaces.h) in
+// its own columns but not after it, and the letters before it are an English word of two letters
+// or more. A period inside an abbreviation or a name shows no space at all ("P.O.", "Node.js"),
+// an initial is no word, and a sentence goes on with a capital ("imputed.Further"). A comma is
+// left alone: a real comma whose space was lost holds the gap in its own columns too
+// ("Further,in").
+// Run before CorrectUnsureWords, so that the words on either side are read as words.
+void ReadStrayMarksAsSpaces(DecodedText& decoded, std::span<const float> probs, int steps,
+                            int classes, const LatinClasses& latin, const Lexicon& lexicon);
+
 // The natural log of the CTC probability that columns [t0, t1) of `probs` (steps x classes, class
 // 0 the blank) spell `labels`, summed over every alignment; -infinity when they cannot.
 double CtcLogProbability(std::span<const float> probs, int classes, int t0, int t1,

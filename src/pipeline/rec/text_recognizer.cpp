@@ -104,8 +104,10 @@ Result<std::vector<DecodedText>> TextRecognizer::RecognizeWhole(std::span<const 
       DecodedText& decoded = results[order[begin + i]];
       const std::span<const float> probs(output.data.data() + i * per_item, per_item);
       decoded = CtcGreedyDecode(probs, steps, classes, charset_);
-      if (options.lexicon)
+      if (options.lexicon) {
+        ReadStrayMarksAsSpaces(decoded, probs, steps, classes, latin_, Lexicon::English());
         CorrectUnsureWords(decoded, probs, steps, classes, latin_, Lexicon::English());
+      }
       // Step t covers [t, t+1) * width / steps of the padded input; the crop fills
       // [0, resized) of it, so one step is (width / steps) * (crop width / resized) crop pixels.
       const cv::Mat& crop = crops[order[begin + i]];
