@@ -60,8 +60,9 @@ const auto kOptions = std::to_array<RequestOption>({
      }},
     {"lexicon", OptionKind::kBool, kEverywhere, "lexicon", true, 0, 0, "",
      "on: a Latin word the recognizer is unsure of and that is no English word becomes the word "
-     "of Debian's list, an edit or two away, that its columns nearly spell as well; off: the "
-     "recognizer's best path, as the reference pipeline reads",
+     "of Debian's list, an edit or two away, that its columns nearly spell as well, and a period "
+     "read in the gap after an English word becomes the space; off: the recognizer's best path, "
+     "as the reference pipeline reads",
      "false", [](const DocumentOptions& o) -> OptionValue { return o.ocr.rec.lexicon; },
      [](DocumentOptions& o, const OptionValue& v) { o.ocr.rec.lexicon = std::get<bool>(v); }},
     {"force_ocr", OptionKind::kBool, kDocumentForms, "force-ocr", false, 0, 0, "",
