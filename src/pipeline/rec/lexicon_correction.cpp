@@ -34,15 +34,26 @@ double LogAdd(double a, double b) {
   return std::max(a, b) + std::log1p(std::exp(-std::abs(a - b)));
 }
 
+float ProbabilityAt(std::span<const float> probs, int classes, int t, int c) {
+  return probs[static_cast<std::size_t>(t) * static_cast<std::size_t>(classes) +
+               static_cast<std::size_t>(c)];
+}
+
 double LogP(std::span<const float> probs, int classes, int t, int c) {
-  const auto at =
-      static_cast<std::size_t>(t) * static_cast<std::size_t>(classes) + static_cast<std::size_t>(c);
-  return std::log(std::max(static_cast<double>(probs[at]), 1e-30));
+  return std::log(std::max(static_cast<double>(ProbabilityAt(probs, classes, t, c)), 1e-30));
 }
 
 int BestClass(std::span<const float> probs, int classes, int t) {
   const float* row = probs.data() + static_cast<std::size_t>(t) * static_cast<std::size_t>(classes);
   return static_cast<int>(std::max_element(row, row + classes) - row);
+}
+
+// The last column of the run that starts at column t: its class stays the best.
+int RunEnd(std::span<const float> probs, int steps, int classes, int t) {
+  const int cls = BestClass(probs, classes, t);
+  while (t + 1 < steps && BestClass(probs, classes, t + 1) == cls)
+    ++t;
+  return t;
 }
 
 // The class of CTC state `s` over `labels`: the blank between and around them, a label at odd s.
@@ -251,13 +262,9 @@ class Corrector {
  private:
   std::string_view Char(std::size_t k) const { return CharOf(d_, k); }
 
-  // The last column of character k's run: its class stays the best from its first column.
+  // The last column of character k's run.
   int RunEnd(std::size_t k) const {
-    int t = d_.columns[k];
-    const int cls = BestClass(probs_, classes_, t);
-    while (t + 1 < steps_ && BestClass(probs_, classes_, t + 1) == cls)
-      ++t;
-    return t;
+    return pipeline::RunEnd(probs_, steps_, classes_, d_.columns[k]);
   }
 
   bool Labels(std::string_view spelling, std::vector<int>& labels) const {
@@ -271,10 +278,7 @@ class Corrector {
     return true;
   }
 
-  float Probability(int t, int cls) const {
-    return probs_[static_cast<std::size_t>(t) * static_cast<std::size_t>(classes_) +
-                  static_cast<std::size_t>(cls)];
-  }
+  float Probability(int t, int cls) const { return ProbabilityAt(probs_, classes_, t, cls); }
 
   void Replace(const WordSpan& word, const std::string& spelling, const std::vector<int>& labels,
                const Alignment& a, int t0) {
@@ -386,22 +390,17 @@ void ReadStrayMarksAsSpaces(DecodedText& decoded, std::span<const float> probs, 
                             int classes, const LatinClasses& latin, const Lexicon& lexicon) {
   if (latin.space < 0 || !HasCharVectors(decoded))
     return;
-  const auto space_at = [&](int t) {
-    return probs[static_cast<std::size_t>(t) * static_cast<std::size_t>(classes) +
-                 static_cast<std::size_t>(latin.space)];
-  };
   for (std::size_t k = 1; k + 1 < decoded.columns.size(); ++k) {
     const std::string_view next = CharOf(decoded, k + 1);
     if (CharOf(decoded, k) != "." || !IsLetter(CharOf(decoded, k - 1)) || !IsLetter(next) ||
         next[0] < 'a' || decoded.space_before[k + 1] >= kWordSpaceEvidence) {
       continue;
     }
-    // The space class in the mark's own columns: where its class stays the best.
-    int t = decoded.columns[k];
-    const int mark_class = BestClass(probs, classes, t);
+    // The space class in the mark's own columns: its run.
     float space = 0;
-    for (; t < steps && BestClass(probs, classes, t) == mark_class; ++t)
-      space = std::max(space, space_at(t));
+    const int end = RunEnd(probs, steps, classes, decoded.columns[k]);
+    for (int t = decoded.columns[k]; t <= end; ++t)
+      space = std::max(space, ProbabilityAt(probs, classes, t, latin.space));
     if (space < kWordSpaceEvidence)
       continue;
     std::size_t first = k;
