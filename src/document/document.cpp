@@ -4,6 +4,7 @@
 #include <atomic>
 #include <charconv>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <optional>
 #include <set>
@@ -59,11 +60,20 @@ constexpr std::int64_t kBytesPerPixel = 6;  // the BGR page and one working copy
 constexpr double kMinScanDpi = 72;
 
 // The estimate of PageReader::EstimateBytes for `pages` selected pages, the largest of
-// `largest_page` pixels.
+// `largest_page` pixels. A header may claim more pixels than any machine holds (a PNG of 2^31 x
+// 2^31): the estimate then saturates at the largest int64, which every budget refuses, instead
+// of overflowing into a small or negative one.
 std::int64_t PagesInFlightBytes(std::int64_t largest_page, std::size_t pages, int parallel_pages) {
   const std::int64_t in_flight =
       std::clamp<std::int64_t>(static_cast<std::int64_t>(pages), 1, std::max(1, parallel_pages));
-  return in_flight * (largest_page * kBytesPerPixel + kInferenceBytes);
+  std::int64_t page = 0;
+  std::int64_t total = 0;
+  if (__builtin_mul_overflow(std::max<std::int64_t>(largest_page, 0), kBytesPerPixel, &page) ||
+      __builtin_add_overflow(page, kInferenceBytes, &page) ||
+      __builtin_mul_overflow(in_flight, page, &total)) {
+    return std::numeric_limits<std::int64_t>::max();
+  }
+  return total;
 }
 
 // The resolution a PDF page is read at: a scanned page's own when that is lower than --pdf-dpi

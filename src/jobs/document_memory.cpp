@@ -1,5 +1,6 @@
 #include "jobs/document_memory.h"
 
+#include <limits>
 #include <string>
 #include <utility>
 
@@ -22,7 +23,10 @@ Result<std::optional<sched::MemoryBudget::Lease>> ReserveDocumentMemory(
   if (!Limited(budget))
     return std::optional<sched::MemoryBudget::Lease>();
   OCR_ASSIGN_OR_RETURN(const std::int64_t need, reader.EstimateBytes(parallel_pages));
-  return ReserveBytes(budget, need + extra_bytes);
+  std::int64_t bytes = 0;
+  if (__builtin_add_overflow(need, extra_bytes, &bytes))
+    bytes = std::numeric_limits<std::int64_t>::max();  // a hostile header's estimate saturates
+  return ReserveBytes(budget, bytes);
 }
 
 Status FitsBudget(const sched::MemoryBudget* budget, std::int64_t bytes) {
