@@ -74,6 +74,11 @@ Result<Workload> RecordWorkload(const pipeline::ModelSet& models, std::span<cons
   recording.cls_width = models.cls_width;
   recording.rec_height = models.rec_height;
   recording.rec_width = models.rec_width;
+  recording.det_part = models.det_part;
+  recording.cls_part = models.cls_part;
+  recording.rec_part = models.rec_part;
+  recording.dictionary_path = models.dictionary_path;
+  recording.dictionary_sha256 = models.dictionary_sha256;
   recording.det = std::make_unique<RecordingModel>(*models.det, ModelRole::kDet, recorder);
   recording.rec = std::make_unique<RecordingModel>(*models.rec, ModelRole::kRec, recorder);
   if (models.cls)

@@ -24,6 +24,7 @@
 #include "common/text.h"
 #include "engine/ort_model.h"
 #include "image/decode.h"
+#include "pipeline/model_family.h"
 
 namespace ocr::cli {
 
@@ -186,23 +187,20 @@ std::vector<cv::Mat> PhotoVariants(const cv::Mat& page, cv::RNG& rng) {
   return {photo, small, faint};
 }
 
-// The detector's pixel threshold (pipeline/det/db_postprocess.h): a pixel whose probability
-// crosses it changes the boxes.
-constexpr float kTextProbability = 0.3F;
-
 // What a model's output on one recorded input is compared by. det: one entry per pixel, 1 where
-// it is text. rec: per crop of the batch, the labels greedy CTC decoding reads (the best class of
-// each time step, repeats merged, blanks dropped).
+// it is text (over `text_probability`, its family's DB threshold: a pixel whose probability
+// crosses it changes the boxes). rec: per crop of the batch, the labels greedy CTC decoding reads
+// (the best class of each time step, repeats merged, blanks dropped).
 using Summary = std::vector<std::vector<std::int32_t>>;
 
 Summary Summarize(const std::string& role, std::span<const float> values, std::int64_t crops,
-                  std::int64_t classes) {
+                  std::int64_t classes, float text_probability) {
   Summary summary;
   if (role == "det") {
     std::vector<std::int32_t>& text = summary.emplace_back();
     text.reserve(values.size());
     for (const float v : values)
-      text.push_back(v > kTextProbability ? 1 : 0);
+      text.push_back(v > text_probability ? 1 : 0);
     return summary;
   }
   const auto crop_count = static_cast<std::size_t>(std::max<std::int64_t>(1, crops));
@@ -271,13 +269,13 @@ double Disagreement(const std::string& role, const std::vector<Summary>& referen
 // Runs `model` on `inputs` and summarizes each output (Summarize()), in input order.
 Result<std::vector<Summary>> Summaries(const engine::Runtime& runtime,
                                        const std::filesystem::path& model, const std::string& role,
-                                       std::span<const engine::Tensor> inputs,
-                                       std::int64_t classes) {
+                                       std::span<const engine::Tensor> inputs, std::int64_t classes,
+                                       float text_probability) {
   std::vector<Summary> summaries;
   OCR_RETURN_IF_ERROR(engine::RunAllOutputs(
       runtime, model, inputs, [&](const std::string& /*name*/, std::span<const float> values) {
         const std::int64_t crops = inputs[summaries.size()].shape.front();
-        summaries.push_back(Summarize(role, values, crops, classes));
+        summaries.push_back(Summarize(role, values, crops, classes, text_probability));
       }));
   return summaries;
 }
@@ -285,7 +283,7 @@ Result<std::vector<Summary>> Summaries(const engine::Runtime& runtime,
 // Every candidate of --candidates against its role's reference.onnx: {role: {name: share}}.
 Result<Json> CompareCandidates(const engine::Runtime& runtime, const std::filesystem::path& dir,
                                const std::map<std::string, std::vector<engine::Tensor>>& inputs,
-                               std::int64_t rec_classes) {
+                               std::int64_t rec_classes, float text_probability) {
   Json report = Json::object();
   for (const std::string role : {"det", "rec"}) {
     const std::filesystem::path folder = dir / role;
@@ -293,9 +291,9 @@ Result<Json> CompareCandidates(const engine::Runtime& runtime, const std::filesy
     if (!std::filesystem::is_directory(folder) || recorded == inputs.end())
       continue;
     const std::int64_t classes = role == "rec" ? rec_classes : 1;
-    OCR_ASSIGN_OR_RETURN(
-        const std::vector<Summary> reference,
-        Summaries(runtime, folder / "reference.onnx", role, recorded->second, classes));
+    OCR_ASSIGN_OR_RETURN(const std::vector<Summary> reference,
+                         Summaries(runtime, folder / "reference.onnx", role, recorded->second,
+                                   classes, text_probability));
     std::vector<std::filesystem::path> files;
     for (const auto& entry : std::filesystem::directory_iterator(folder)) {
       if (entry.path().extension() == ".onnx" && entry.path().stem() != "reference")
@@ -304,8 +302,9 @@ Result<Json> CompareCandidates(const engine::Runtime& runtime, const std::filesy
     std::sort(files.begin(), files.end());
     Json shares = Json::object();
     for (const auto& file : files) {
-      OCR_ASSIGN_OR_RETURN(const std::vector<Summary> candidate,
-                           Summaries(runtime, file, role, recorded->second, classes));
+      OCR_ASSIGN_OR_RETURN(
+          const std::vector<Summary> candidate,
+          Summaries(runtime, file, role, recorded->second, classes, text_probability));
       const double share = Disagreement(role, reference, candidate);
       shares[file.stem().string()] = share;
       std::cerr << "onnxocr calibrate: " << role << " " << file.stem().string() << ": " << share
@@ -405,7 +404,8 @@ int Calibrate(const CalibrateOptions& o) {
   const std::map<std::string, std::vector<engine::Tensor>> inputs = InputsByModel(*workload);
   if (!o.candidates.empty()) {
     auto compared = CompareCandidates(runtime, o.candidates, inputs,
-                                      static_cast<std::int64_t>((*models)->charset.size()));
+                                      static_cast<std::int64_t>((*models)->charset.size()),
+                                      pipeline::SettingsOf((*models)->det_part.family).db.thresh);
     if (!compared.ok())
       return CalibrationFailed(compared.status(), kExitModelsFailed);
     std::ofstream out(o.out);

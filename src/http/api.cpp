@@ -214,13 +214,27 @@ Json JobStoreInfo(const jobs::JobStoreFacts& store) {
   return {{"store", "memory"}};
 }
 
+// /info's account of one model file of a set: its path from the set's folder (a part may be
+// another set's file: "../ppocrv4-int8/rec/rec.onnx"), never where the server keeps its folders.
+Json PartInfo(const pipeline::ModelPart& part, const std::filesystem::path& set_dir) {
+  return {{"family", pipeline::ModelFamilyName(part.family)},
+          {"file", part.file.lexically_relative(set_dir).generic_string()},
+          {"sha256", part.sha256}};
+}
+
 }  // namespace
 
 Routed Api::Info(ApiRequest& r) const {
   Json sets = Json::array();
   for (const pipeline::Pipeline* p : pipelines_) {
     const pipeline::ModelSet& m = p->models();
+    Json parts = {{"det", PartInfo(m.det_part, m.dir)}, {"rec", PartInfo(m.rec_part, m.dir)}};
+    parts["rec"]["dictionary"] = {{"file", m.dictionary_path.lexically_relative(m.dir).string()},
+                                  {"sha256", m.dictionary_sha256}};
+    if (m.cls != nullptr)
+      parts["cls"] = PartInfo(m.cls_part, m.dir);
     sets.push_back({{"name", m.name},
+                    {"parts", std::move(parts)},
                     {"classifier", m.cls != nullptr},
                     {"dictionary", m.dictionary_path.filename().string()},
                     {"dictionary_size", m.charset.size() - 2},

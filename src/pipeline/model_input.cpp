@@ -57,11 +57,12 @@ std::vector<std::size_t> OrderByAspectRatio(std::span<const cv::Mat> crops) {
   return order;
 }
 
-int FillCropInput(const cv::Mat& crop, int height, int width, float* out) {
+int FillCropInput(const cv::Mat& crop, int height, int width, const Normalization& norm,
+                  float* out) {
   const int resized_width = ResizedWidth(crop, height, width);
   cv::Mat resized;
   cv::resize(crop, resized, cv::Size(resized_width, height));
-  NormalizeToPlanes(resized, kSymmetricNormalization, width, height, out);
+  NormalizeToPlanes(resized, norm, width, height, out);
   return resized_width;
 }
 

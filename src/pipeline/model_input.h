@@ -23,11 +23,11 @@ struct Normalization {
   std::array<float, 3> std = {0.5f, 0.5f, 0.5f};
 };
 
-// ImageNet statistics, used by the DB detector.
+// ImageNet statistics: the DB detectors' input, and PP-LCNet classifiers'.
 inline constexpr Normalization kImageNetNormalization = {
     1.0f / 255.0f, {0.485f, 0.456f, 0.406f}, {0.229f, 0.224f, 0.225f}};
 
-// Maps x/255 to [-1, 1], used by the classifier and the recognizer.
+// Maps x/255 to [-1, 1]: the recognizers' input, and the mobile v2 classifier's.
 inline constexpr Normalization kSymmetricNormalization = {};
 
 // Writes `image` (CV_8UC3) as three planes into `out`, which holds 3 x plane_height x plane_width
@@ -56,9 +56,10 @@ void StretchLevels(cv::Mat& image, int lo, int hi);
 // batch together, so padding within a batch stays small, as in the reference.
 std::vector<std::size_t> OrderByAspectRatio(std::span<const cv::Mat> crops);
 
-// Resizes `crop` to `height` x ResizedWidth(crop, height, width) and writes it normalized to
-// [-1, 1] (kSymmetricNormalization) into the 3 x height x width planes at `out`, leaving the
-// padding to its right untouched. Returns the resized width.
-int FillCropInput(const cv::Mat& crop, int height, int width, float* out);
+// Resizes `crop` to `height` x ResizedWidth(crop, height, width) and writes it normalized by
+// `norm` (the model family's) into the 3 x height x width planes at `out`, leaving the padding to
+// its right untouched. Returns the resized width.
+int FillCropInput(const cv::Mat& crop, int height, int width, const Normalization& norm,
+                  float* out);
 
 }  // namespace ocr::pipeline

@@ -1,7 +1,8 @@
 // A model set: det, optional cls, rec and the dictionary, loaded from a folder laid out as in
-// spec/API.md section 1 (<set>/det/det.onnx, <set>/rec/rec.onnx, <set>/cls/cls.onnx, <set>/*.txt).
-// Input sizes and the class count are read from the models, so PP-OCRv3, v4 and v5 sets (and
-// later generations of the same form) load without code changes.
+// spec/API.md section 1 (<set>/det/det.onnx, <set>/rec/rec.onnx, <set>/cls/cls.onnx, <set>/*.txt)
+// or named by its manifest.json (model_manifest.h), whose parts may come from other sets and
+// other families. Input sizes and the class count are read from the models; each part's family
+// (model_family.h) is the one its manifest names, else the one its recognizer's class count says.
 // Thread-safety: immutable after loading; share one set between all workers.
 #pragma once
 
@@ -14,16 +15,28 @@
 #include "common/status.h"
 #include "engine/model.h"
 #include "engine/ort_model.h"
+#include "pipeline/model_family.h"
 
 namespace ocr::pipeline {
+
+// What a set's model file is, for the family settings it is read with and for /info.
+struct ModelPart {
+  std::filesystem::path file;  // as loaded: the set's folder joined with its manifest's path
+  ModelFamily family = ModelFamily::kPpocrV4;
+  std::string sha256;
+};
 
 struct ModelSet {
   std::string name;
   std::filesystem::path dir;
   std::unique_ptr<engine::Model> det;
-  std::unique_ptr<engine::Model> cls;  // null when the set has no cls/cls.onnx
+  std::unique_ptr<engine::Model> cls;  // null when the set has no classifier
   std::unique_ptr<engine::Model> rec;
+  ModelPart det_part;
+  ModelPart cls_part;  // empty when the set has no classifier
+  ModelPart rec_part;
   std::filesystem::path dictionary_path;
+  std::string dictionary_sha256;
   // Class k's text: [0] the CTC blank (""), then the dictionary lines, then " ".
   std::vector<std::string> charset;
   int cls_height = 0;
@@ -33,7 +46,8 @@ struct ModelSet {
 };
 
 // Loads and validates a set. Errors: kModelLoadFailed with a message naming the file at fault
-// (missing det/rec, unreadable or malformed ONNX, a dictionary that does not fit the recognizer).
+// (missing det/rec, unreadable or malformed ONNX, a dictionary that does not fit the recognizer, a
+// manifest that does not parse or names a file that is not there).
 Result<std::unique_ptr<ModelSet>> LoadModelSet(const engine::Runtime& runtime, std::string name,
                                                const std::filesystem::path& dir,
                                                const engine::SessionConfig& config);

@@ -23,10 +23,13 @@ namespace ocr::pipeline {
 
 Pipeline::Pipeline(const ModelSet& models)
     : models_(models),
-      detector_(*models.det),
-      recognizer_(*models.rec, models.charset, models.rec_height, models.rec_width) {
-  if (models.cls)
-    classifier_.emplace(*models.cls, models.cls_height, models.cls_width);
+      detector_(*models.det, SettingsOf(models.det_part.family)),
+      recognizer_(*models.rec, models.charset, models.rec_height, models.rec_width,
+                  SettingsOf(models.rec_part.family).rec_normalization) {
+  if (models.cls) {
+    classifier_.emplace(*models.cls, models.cls_height, models.cls_width,
+                        SettingsOf(models.cls_part.family).cls_normalization);
+  }
 }
 
 Status Pipeline::WarmUp() const {

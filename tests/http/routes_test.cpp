@@ -456,6 +456,18 @@ TEST_F(RoutesTest, InfoDescribesModelsAndWorkers) {
   EXPECT_EQ(j["model_sets"][0]["name"], "ppocrv4");
   EXPECT_EQ(j["model_sets"][0]["dictionary_size"], 6623);
   EXPECT_EQ(j["model_sets"][0]["classifier"], true);
+  // Each part: its family, its path from the set's folder and its digest (bootstrap's pins).
+  const Json& parts = j["model_sets"][0]["parts"];
+  EXPECT_EQ(parts["det"],
+            Json({{"family", "ppocrv4"},
+                  {"file", "det/det.onnx"},
+                  {"sha256", "30a86f5731181461d08021402766601e4302a9b9b9666be8aff402696339cdff"}}));
+  EXPECT_EQ(parts["cls"]["family"], "ppocrv4");
+  EXPECT_EQ(parts["cls"]["file"], "cls/cls.onnx");
+  EXPECT_EQ(parts["rec"]["file"], "rec/rec.onnx");
+  EXPECT_EQ(parts["rec"]["dictionary"]["file"], "ppocr_keys_v1.txt");
+  EXPECT_EQ(parts["rec"]["dictionary"]["sha256"],
+            "28b2362ad4ab2dc38769aa72feb535e3a9ddb3fd2a7585a05920e6393b1dc7f7");
   EXPECT_EQ(j["workers"]["threads"], 2);
   EXPECT_TRUE(j["version"].is_string());
 }

@@ -45,6 +45,93 @@ TEST_F(ModelSetTest, LoadsDefaultSetAndReadsSizesFromModels) {
   EXPECT_EQ((*set)->dictionary_path.filename(), "ppocr_keys_v1.txt");
 }
 
+TEST_F(ModelSetTest, TheDefaultSetIsPpOcrV4WithEachFilesSha256) {
+  auto set = LoadModelSet(runtime_, "ppocrv4", testing::DefaultModelDir(), {});
+  ASSERT_OK(set);
+  const ModelSet& m = **set;
+  EXPECT_EQ(m.det_part.family, ModelFamily::kPpocrV4);
+  EXPECT_EQ(m.rec_part.family, ModelFamily::kPpocrV4);
+  EXPECT_EQ(m.cls_part.family, ModelFamily::kPpocrV4);
+  EXPECT_EQ(m.det_part.file, testing::DefaultModelDir() / "det" / "det.onnx");
+  // scripts/bootstrap's pins of the npm package's files.
+  EXPECT_EQ(m.det_part.sha256, "30a86f5731181461d08021402766601e4302a9b9b9666be8aff402696339cdff");
+  EXPECT_EQ(m.rec_part.sha256, "06b3e6af6c59a1ba5d53790ed8c2e4b2de389870b6cf5a97f349f3412cb269c0");
+  EXPECT_EQ(m.cls_part.sha256, "491843a3c65de46295864c6815e41127eaa812c4dac1e19c6850ec49da9d3640");
+  EXPECT_EQ(m.dictionary_sha256,
+            "28b2362ad4ab2dc38769aa72feb535e3a9ddb3fd2a7585a05920e6393b1dc7f7");
+}
+
+TEST_F(ModelSetTest, AManifestTakesItsPartsFromAnotherSetWithTheirFamilies) {
+  // A set of nothing but a manifest: every file is the default set's, beside it.
+  const fs::path root = fs::path(::testing::TempDir()) / "modelset_manifest";
+  fs::remove_all(root);
+  fs::create_directories(root / "mixed");
+  fs::create_symlink(testing::DefaultModelDir(), root / "ppocrv4");
+  std::ofstream(root / "mixed" / "manifest.json") << R"({"family": "ppocrv6",
+    "det": {"path": "../ppocrv4/det/det.onnx"},
+    "rec": {"path": "../ppocrv4/rec/rec.onnx", "family": "ppocrv4",
+            "dictionary": "../ppocrv4/ppocr_keys_v1.txt"},
+    "cls": {"path": "../ppocrv4/cls/cls.onnx"}})";
+  auto set = LoadModelSet(runtime_, "mixed", root / "mixed", {});
+  ASSERT_OK(set);
+  const ModelSet& m = **set;
+  EXPECT_EQ(m.det_part.family, ModelFamily::kPpocrV6);  // the set's
+  EXPECT_EQ(m.rec_part.family, ModelFamily::kPpocrV4);  // its own
+  EXPECT_EQ(m.cls_part.family, ModelFamily::kPpocrV4);  // its input's: PP-OCRv6 has none
+  EXPECT_EQ(m.det_part.file, root / "ppocrv4" / "det" / "det.onnx");
+  EXPECT_EQ(m.dictionary_path, root / "ppocrv4" / "ppocr_keys_v1.txt");
+  EXPECT_EQ(m.charset.size(), 6625u);
+  EXPECT_EQ(m.rec_part.sha256, "06b3e6af6c59a1ba5d53790ed8c2e4b2de389870b6cf5a97f349f3412cb269c0");
+}
+
+TEST_F(ModelSetTest, AManifestsMissingPartOrSecondRecognizerIsRefusedByName) {
+  const fs::path dir = CopyOfDefaultSet("manifest_missing");
+  std::ofstream(dir / "manifest.json") << R"({"cls": {"path": "../nowhere/cls.onnx"}})";
+  auto missing = LoadModelSet(runtime_, "broken", dir, {});
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().code(), StatusCode::kModelLoadFailed);
+  EXPECT_NE(missing.status().message().find("nowhere/cls.onnx"), std::string::npos)
+      << missing.status().message();
+  std::ofstream(dir / "manifest.json", std::ios::trunc)
+      << R"({"rec_second": {"path": "rec/rec.onnx"}})";
+  auto second = LoadModelSet(runtime_, "broken", dir, {});
+  ASSERT_FALSE(second.ok());
+  EXPECT_NE(second.status().message().find("rec_second"), std::string::npos);
+  std::ofstream(dir / "manifest.json", std::ios::trunc) << R"({"family": "ppocrv7"})";
+  auto family = LoadModelSet(runtime_, "broken", dir, {});
+  ASSERT_FALSE(family.ok());
+  EXPECT_NE(family.status().message().find("manifest.json: family is \"ppocrv7\""),
+            std::string::npos)
+      << family.status().message();
+}
+
+TEST_F(ModelSetTest, PpOcrV6TinyWithoutAManifestIsToldByItsClassCount) {
+  OCR_SHARED_V6_TINY_OR_SKIP(v6);
+  // ../shared's folder has no classifier: v4's, beside it, as a user would lay it out.
+  const fs::path dir = fs::path(::testing::TempDir()) / "modelset_v6";
+  fs::remove_all(dir);
+  for (const char* sub : {"det", "rec"}) {
+    fs::create_directories(dir / sub);
+    fs::create_symlink(v6 / sub / (std::string(sub) + ".onnx"),
+                       dir / sub / (std::string(sub) + ".onnx"));
+  }
+  fs::create_directories(dir / "cls");
+  fs::create_symlink(testing::DefaultModelDir() / "cls" / "cls.onnx", dir / "cls" / "cls.onnx");
+  fs::create_symlink(v6 / "ppocrv6_tiny_dict.txt", dir / "ppocrv6_tiny_dict.txt");
+  auto set = LoadModelSet(runtime_, "v6", dir, {});
+  ASSERT_OK(set);
+  const ModelSet& m = **set;
+  EXPECT_EQ(m.charset.size(), 6906u);  // blank, 6,904 lines, space
+  EXPECT_EQ(m.rec_part.family, ModelFamily::kPpocrV6);
+  EXPECT_EQ(m.det_part.family, ModelFamily::kPpocrV6);
+  EXPECT_EQ(m.cls_part.family, ModelFamily::kPpocrV4);
+  // SOURCE.md's digests.
+  EXPECT_EQ(m.det_part.sha256, "b88860aa6ca065ebe177001f14fe1550c356596d306c4989b2074c0e249e2a02");
+  EXPECT_EQ(m.rec_part.sha256, "4831ab3e84fc176b8a0839da81076a550301a7468f3c3eb3e9b3cdb8e8721cad");
+  EXPECT_EQ(m.dictionary_sha256,
+            "c5cbe34ef40c29c4df07ed012bf96569cb69a2d2a01a07027e9f13cb832bd9cd");
+}
+
 TEST_F(ModelSetTest, DictionaryOneLineShortIsRefusedWithBothNumbers) {
   const fs::path dir = CopyOfDefaultSet("short_dict");
   auto lines = ReadDictionary(dir / "ppocr_keys_v1.txt");

@@ -192,7 +192,8 @@ TEST_F(PipelineTest, AFormLinesBlankStretchIsNotRead) {
   label.copyTo(crop(cv::Rect(0, 0, label.cols, label.rows)));
   value.copyTo(crop(cv::Rect(crop.cols - value.cols, 0, value.cols, value.rows)));
   const ModelSet& models = testing::DefaultPipeline().models();
-  const TextRecognizer recognizer(*models.rec, models.charset, models.rec_height, models.rec_width);
+  const TextRecognizer recognizer(*models.rec, models.charset, models.rec_height, models.rec_width,
+                                  SettingsOf(models.rec_part.family).rec_normalization);
   InlineTaskRunner runner;
   const std::vector<cv::Mat> crops = {crop};
   StageTimes pieces_times;

@@ -31,6 +31,20 @@ std::optional<std::filesystem::path> SharedTestdata() {
   return std::nullopt;
 }
 
+std::optional<std::filesystem::path> SharedV6TinySet() {
+  std::filesystem::path dir;
+  if (const char* env = std::getenv("OCR_SHARED_MODELS"); env != nullptr && *env != '\0') {
+    dir = env;
+  } else {
+    dir = SourceDir().parent_path() / "shared" / "models";
+  }
+  dir /= "ppocrv6-tiny";
+  if (std::filesystem::is_regular_file(dir / "det" / "det.onnx") &&
+      std::filesystem::is_regular_file(dir / "rec" / "rec.onnx"))
+    return dir;
+  return std::nullopt;
+}
+
 std::string ReadFileOrDie(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in)

@@ -26,9 +26,21 @@ std::filesystem::path DefaultModelDir();
 // ../shared/testdata if present (override with OCR_SHARED_TESTDATA), else nullopt.
 std::optional<std::filesystem::path> SharedTestdata();
 
+// ../shared/models/ppocrv6-tiny (its det, rec and dictionary; no classifier) if present (override
+// the models folder with OCR_SHARED_MODELS), else nullopt. Never copied into the repository.
+std::optional<std::filesystem::path> SharedV6TinySet();
+
 std::string ReadFileOrDie(const std::filesystem::path& path);
 
 }  // namespace ocr::testing
+
+// Skips the current test when ../shared/models/ppocrv6-tiny is missing.
+#define OCR_SHARED_V6_TINY_OR_SKIP(var)                                             \
+  auto var##_opt = ::ocr::testing::SharedV6TinySet();                               \
+  if (!var##_opt)                                                                   \
+    GTEST_SKIP() << "../shared/models/ppocrv6-tiny not found beside the checkout; " \
+                    "set OCR_SHARED_MODELS to run this test";                       \
+  const std::filesystem::path var = *var##_opt
 
 // Skips the current test when ../shared/testdata is missing.
 #define OCR_SHARED_TESTDATA_OR_SKIP(var)                                 \

@@ -87,7 +87,8 @@ Result<std::vector<std::uint8_t>> TextClassifier::Classify(std::vector<cv::Mat>&
       input.shape = {static_cast<std::int64_t>(n), 3, height_, width_};
       input.data.assign(n * 3 * plane, 0.0f);
       for (size_t i = 0; i < n; ++i)
-        FillCropInput(crops[which[begin + i]], height_, width_, input.data.data() + i * 3 * plane);
+        FillCropInput(crops[which[begin + i]], height_, width_, normalization_,
+                      input.data.data() + i * 3 * plane);
       batch_times.cls_pre_ms += watch.LapMs();
       OCR_ASSIGN_OR_RETURN(engine::Tensor output, model_.Run(input, stop));
       batch_times.cls_infer_ms += watch.LapMs();

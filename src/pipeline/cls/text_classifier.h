@@ -13,6 +13,7 @@
 #include "common/status.h"
 #include "common/task_runner.h"
 #include "engine/model.h"
+#include "pipeline/model_input.h"
 #include "pipeline/types.h"
 
 namespace ocr::pipeline {
@@ -51,9 +52,11 @@ std::optional<std::uint8_t> PageDirection(const std::vector<std::uint8_t>& flipp
 class TextClassifier {
  public:
   // input_height x input_width: the model's input size (48x192 for the mobile v2 classifier,
-  // 80x160 for PP-LCNet). REQUIRES: `model` outlives this classifier.
-  TextClassifier(const engine::Model& model, int input_height, int input_width)
-      : model_(model), height_(input_height), width_(input_width) {}
+  // 80x160 for PP-LCNet); `normalization`: its family's (model_family.h).
+  // REQUIRES: `model` outlives this classifier.
+  TextClassifier(const engine::Model& model, int input_height, int input_width,
+                 const Normalization& normalization)
+      : model_(model), height_(input_height), width_(input_width), normalization_(normalization) {}
 
   // Turns the crops judged upside down by 180 degrees, in place, and returns one flag per crop:
   // 1 where it was turned (word boxes map back through the turn). `vertical[i]` is 1 where crop i
@@ -72,6 +75,7 @@ class TextClassifier {
   const engine::Model& model_;
   int height_;
   int width_;
+  Normalization normalization_;
 };
 
 }  // namespace ocr::pipeline

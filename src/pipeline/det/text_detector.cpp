@@ -71,7 +71,8 @@ void StretchLowContrast(cv::Mat& image) {
 }
 
 Result<std::vector<Quad>> TextDetector::DetectAt(const cv::Mat& image, cv::Size size,
-                                                 const DetOptions& options, StageTimes& times,
+                                                 const DetOptions& options, const DbOptions& db,
+                                                 StageTimes& times,
                                                  const std::stop_token& stop) const {
   Stopwatch watch;
   cv::Mat resized;
@@ -81,7 +82,7 @@ Result<std::vector<Quad>> TextDetector::DetectAt(const cv::Mat& image, cv::Size 
   engine::Tensor input;
   input.shape = {1, 3, size.height, size.width};
   input.data.resize(static_cast<size_t>(3) * static_cast<size_t>(size.area()));
-  NormalizeToPlanes(resized, kImageNetNormalization, size.width, size.height, input.data.data());
+  NormalizeToPlanes(resized, family_.det_normalization, size.width, size.height, input.data.data());
   times.det_pre_ms += watch.LapMs();
 
   OCR_ASSIGN_OR_RETURN(engine::Tensor output, model_.Run(input, stop));
@@ -93,7 +94,7 @@ Result<std::vector<Quad>> TextDetector::DetectAt(const cv::Mat& image, cv::Size 
   }
   const cv::Mat prob(static_cast<int>(shape[2]), static_cast<int>(shape[3]), CV_32FC1,
                      output.data.data());
-  std::vector<Quad> raw = DbPostprocess(prob, image.cols, image.rows, options.db);
+  std::vector<Quad> raw = DbPostprocess(prob, image.cols, image.rows, db);
 
   std::vector<Quad> boxes;
   boxes.reserve(raw.size());
@@ -136,7 +137,8 @@ Result<std::vector<Quad>> TextDetector::Detect(const cv::Mat& image, const DetOp
                                                StageTimes& times,
                                                const std::stop_token& stop) const {
   const cv::Size size = DetInputSize(image.cols, image.rows, options);
-  OCR_ASSIGN_OR_RETURN(std::vector<Quad> boxes, DetectAt(image, size, options, times, stop));
+  OCR_ASSIGN_OR_RETURN(std::vector<Quad> boxes,
+                       DetectAt(image, size, options, family_.db, times, stop));
   if (options.limit_type == LimitType::kAuto && !boxes.empty()) {
     const double ratio = static_cast<double>(size.width) / image.cols;
     const double box_height = std::max(1.0, MedianBoxHeight(boxes) * ratio);
@@ -147,9 +149,10 @@ Result<std::vector<Quad>> TextDetector::Detect(const cv::Mat& image, const DetOp
       DetOptions finer = options;
       finer.limit_type = LimitType::kMax;
       finer.limit_side_len = static_cast<int>(longer * wanted);
-      finer.db.unclip_ratio = kAutoUnclipRatio;
+      DbOptions finer_db = family_.db;
+      finer_db.unclip_ratio = family_.finer_unclip_ratio;
       const cv::Size finer_size = DetInputSize(image.cols, image.rows, finer);
-      OCR_ASSIGN_OR_RETURN(boxes, DetectAt(image, finer_size, finer, times, stop));
+      OCR_ASSIGN_OR_RETURN(boxes, DetectAt(image, finer_size, finer, finer_db, times, stop));
     }
   }
   Stopwatch watch;

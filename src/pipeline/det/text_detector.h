@@ -12,6 +12,7 @@
 #include "common/status.h"
 #include "engine/model.h"
 #include "pipeline/det/db_postprocess.h"
+#include "pipeline/model_family.h"
 #include "pipeline/types.h"
 
 namespace ocr::pipeline {
@@ -38,11 +39,10 @@ inline constexpr int kMaxDetSide = 4000;
 // pixels tall; at 960 px a dense page's boxes are 12 to 17 (docs/benchmarks/accuracy.md, "Detection
 // resolution"). The finer map of the second pass draws tighter boxes (0.8 of the text's height
 // against 1.2 to 1.4 at 960 px, measured on the synthetic pages), which crop ascenders and the
-// margin the recognizer reads word gaps from, so its boxes grow by a larger unclip ratio. 2.5 read
-// the synthetic pages better still, but its boxes reach a ruled table's rules and the table is
-// lost (tests/tables); 2.0 keeps both.
+// margin the recognizer reads word gaps from, so its boxes grow by a larger unclip ratio
+// (FamilySettings::finer_unclip_ratio: on v4, 2.5 read the synthetic pages better still, but its
+// boxes reach a ruled table's rules and the table is lost (tests/tables); 2.0 keeps both).
 inline constexpr double kAutoBoxHeight = 24;
-inline constexpr float kAutoUnclipRatio = 2.0f;
 
 struct DetOptions {
   int limit_side_len = 960;
@@ -50,7 +50,6 @@ struct DetOptions {
   // Stretch a low-contrast page to the full range before detection (StretchLowContrast). Off: the
   // reference pipeline's input.
   bool stretch_contrast = true;
-  DbOptions db;
 };
 
 // A page whose ink and paper lie closer than kLowContrastRange of 255 levels apart (its
@@ -72,8 +71,10 @@ cv::Size DetInputSize(int width, int height, const DetOptions& options);
 
 class TextDetector {
  public:
-  // REQUIRES: `model` outlives this detector.
-  explicit TextDetector(const engine::Model& model) : model_(model) {}
+  // `family`: the detector's row of model_family.h (its input's normalization and DB
+  // post-processing). REQUIRES: `model` outlives this detector.
+  TextDetector(const engine::Model& model, const FamilySettings& family)
+      : model_(model), family_(family) {}
 
   // Boxes in `image` pixels, ordered clockwise from the top-left, clipped to the image, boxes
   // with a side of 3 px or less dropped, sorted into reading order. With LimitType::kAuto, when
@@ -86,11 +87,14 @@ class TextDetector {
                                    StageTimes& times, const std::stop_token& stop = {}) const;
 
  private:
-  // One pass at the detector input `size`: boxes in `image` pixels, not yet ordered.
+  // One pass at the detector input `size`, post-processed with `db`: boxes in `image` pixels, not
+  // yet ordered.
   Result<std::vector<Quad>> DetectAt(const cv::Mat& image, cv::Size size, const DetOptions& options,
-                                     StageTimes& times, const std::stop_token& stop) const;
+                                     const DbOptions& db, StageTimes& times,
+                                     const std::stop_token& stop) const;
 
   const engine::Model& model_;
+  const FamilySettings& family_;
 };
 
 }  // namespace ocr::pipeline

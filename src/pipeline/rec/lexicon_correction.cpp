@@ -160,8 +160,9 @@ bool IsWordShaped(std::string_view word) {
   return capitals == first || (word.size() >= kMinCapitalsLetters && capitals == first + stems);
 }
 
-// One word of a reading: its characters [first, last], letters only.
-struct WordSpan {
+// One word of a reading: its characters [first, last], letters only (word_boxes.h's WordSpan is
+// a word located in its crop).
+struct LetterRun {
   std::size_t first;
   std::size_t last;
 };
@@ -181,8 +182,8 @@ class Corrector {
   // The words of the reading: runs of characters between spaces (written, or seen in the gap's
   // columns as InsertWordSpaces would write them) that are letters but for punctuation at their
   // ends.
-  std::vector<WordSpan> Words() const {
-    std::vector<WordSpan> words;
+  std::vector<LetterRun> Words() const {
+    std::vector<LetterRun> words;
     const std::size_t n = d_.columns.size();
     for (std::size_t k = 0; k < n;) {
       if (Char(k) == " ") {
@@ -209,7 +210,7 @@ class Corrector {
   }
 
   // Replaces `word` with the lexicon's best spelling when the rule allows.
-  void Correct(const WordSpan& word) {
+  void Correct(const LetterRun& word) {
     std::string reading;
     float least = 1;
     for (std::size_t i = word.first; i <= word.last; ++i) {
@@ -280,7 +281,7 @@ class Corrector {
 
   float Probability(int t, int cls) const { return ProbabilityAt(probs_, classes_, t, cls); }
 
-  void Replace(const WordSpan& word, const std::string& spelling, const std::vector<int>& labels,
+  void Replace(const LetterRun& word, const std::string& spelling, const std::vector<int>& labels,
                const Alignment& a, int t0) {
     const std::size_t count = labels.size();
     std::vector<int> columns(count);
@@ -320,7 +321,7 @@ class Corrector {
   }
 
   template <typename T>
-  static void Splice(std::vector<T>& v, const WordSpan& word, const std::vector<T>& with) {
+  static void Splice(std::vector<T>& v, const LetterRun& word, const std::vector<T>& with) {
     const auto at = v.begin() + static_cast<std::ptrdiff_t>(word.first);
     v.erase(at, v.begin() + static_cast<std::ptrdiff_t>(word.last + 1));
     v.insert(v.begin() + static_cast<std::ptrdiff_t>(word.first), with.begin(), with.end());
@@ -381,7 +382,7 @@ void CorrectUnsureWords(DecodedText& decoded, std::span<const float> probs, int 
   if (decoded.columns.size() < kMinLetters || !HasCharVectors(decoded))
     return;
   Corrector corrector(decoded, probs, steps, classes, latin, lexicon, rule);
-  const std::vector<WordSpan> words = corrector.Words();
+  const std::vector<LetterRun> words = corrector.Words();
   for (auto word = words.rbegin(); word != words.rend(); ++word)  // later words first: indices hold
     corrector.Correct(*word);
 }

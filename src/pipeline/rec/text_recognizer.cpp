@@ -86,8 +86,8 @@ Result<std::vector<DecodedText>> TextRecognizer::RecognizeWhole(std::span<const 
     input.data.assign(n * 3 * plane, 0.0f);
     std::vector<int> resized_widths(n);
     for (size_t i = 0; i < n; ++i) {
-      resized_widths[i] =
-          FillCropInput(crops[order[begin + i]], height_, width, input.data.data() + i * 3 * plane);
+      resized_widths[i] = FillCropInput(crops[order[begin + i]], height_, width, normalization_,
+                                        input.data.data() + i * 3 * plane);
     }
     batch_times.rec_pre_ms += watch.LapMs();
     OCR_ASSIGN_OR_RETURN(engine::Tensor output, model_.Run(input, stop));

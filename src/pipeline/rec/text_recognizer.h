@@ -15,6 +15,7 @@
 #include "common/status.h"
 #include "common/task_runner.h"
 #include "engine/model.h"
+#include "pipeline/model_input.h"
 #include "pipeline/rec/ctc_decode.h"
 #include "pipeline/rec/lexicon_correction.h"
 #include "pipeline/types.h"
@@ -61,14 +62,16 @@ class TextRecognizer {
  public:
   // `charset`: class k's text, charset[0] the blank. input_height: the model's (48).
   // fixed_width: the model's input width when static, else 0 (dynamic; 320 is the minimum).
+  // `normalization`: its family's (model_family.h).
   // REQUIRES: `model` and `charset` outlive this recognizer.
   TextRecognizer(const engine::Model& model, std::span<const std::string> charset, int input_height,
-                 int fixed_width)
+                 int fixed_width, const Normalization& normalization)
       : model_(model),
         charset_(charset),
         latin_(LatinClassesOf(charset)),
         height_(input_height),
-        fixed_width_(fixed_width) {}
+        fixed_width_(fixed_width),
+        normalization_(normalization) {}
 
   // One result per crop, in the order of `crops`, each read in the pieces options.blank_gap
   // leaves. Batches run on `runner`; none starts once `stop` is requested (kCancelled).
@@ -92,6 +95,7 @@ class TextRecognizer {
   LatinClasses latin_;  // for the lexicon
   int height_;
   int fixed_width_;
+  Normalization normalization_;
 };
 
 }  // namespace ocr::pipeline
