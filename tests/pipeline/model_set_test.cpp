@@ -106,18 +106,7 @@ TEST_F(ModelSetTest, AManifestsMissingPartOrSecondRecognizerIsRefusedByName) {
 }
 
 TEST_F(ModelSetTest, PpOcrV6TinyWithoutAManifestIsToldByItsClassCount) {
-  OCR_SHARED_V6_TINY_OR_SKIP(v6);
-  // ../shared's folder has no classifier: v4's, beside it, as a user would lay it out.
-  const fs::path dir = fs::path(::testing::TempDir()) / "modelset_v6";
-  fs::remove_all(dir);
-  for (const char* sub : {"det", "rec"}) {
-    fs::create_directories(dir / sub);
-    fs::create_symlink(v6 / sub / (std::string(sub) + ".onnx"),
-                       dir / sub / (std::string(sub) + ".onnx"));
-  }
-  fs::create_directories(dir / "cls");
-  fs::create_symlink(testing::DefaultModelDir() / "cls" / "cls.onnx", dir / "cls" / "cls.onnx");
-  fs::create_symlink(v6 / "ppocrv6_tiny_dict.txt", dir / "ppocrv6_tiny_dict.txt");
+  OCR_SHARED_V6_TINY_OR_SKIP(dir);
   auto set = LoadModelSet(runtime_, "v6", dir, {});
   ASSERT_OK(set);
   const ModelSet& m = **set;

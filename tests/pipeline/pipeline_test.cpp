@@ -92,6 +92,27 @@ TEST_F(PipelineTest, ReadsRenderedLinesInOrderWithBoxesOnTheText) {
   EXPECT_LT(lines[0].box[2].y, lines[1].box[2].y);
 }
 
+TEST_F(PipelineTest, PpOcrV6TinyReadsTheAccentedLettersV4Lacks) {
+  OCR_SHARED_V6_TINY_OR_SKIP(dir);
+  const auto png = testing::RenderTextPng("Größere Änderungen\nPrüfung bestätigt: 42,50 €");
+  if (png.empty())
+    GTEST_SKIP() << "pango-view not installed (scripts/bootstrap installs it)";
+  const cv::Mat image = Load(png);
+  const engine::Runtime runtime;
+  auto v6 = LoadModelSet(runtime, "ppocrv6-tiny", dir, {});
+  ASSERT_OK(v6);
+  const Pipeline pipeline(**v6);
+  auto result = pipeline.Run(image, OcrOptions{});
+  ASSERT_OK(result);
+  ASSERT_EQ(result->lines.size(), 2u) << Dump(result->lines);
+  EXPECT_EQ(result->lines[0].text, "Größere Änderungen");
+  EXPECT_EQ(result->lines[1].text, "Prüfung bestätigt: 42,50 €");
+  // v4's dictionary has no Ö, Ä or ß: its reading cannot be right.
+  const auto v4 = Ocr(image);
+  ASSERT_EQ(v4.size(), 2u) << Dump(v4);
+  EXPECT_NE(v4[0].text, "Größere Änderungen");
+}
+
 TEST_F(PipelineTest, TurnsUpsideDownTextWithTheClassifier) {
   const auto png = testing::RenderTextPng("Upside down receipt total 42.00");
   if (png.empty())

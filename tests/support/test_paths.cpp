@@ -1,5 +1,7 @@
 #include "support/test_paths.h"
 
+#include <unistd.h>
+
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -32,17 +34,31 @@ std::optional<std::filesystem::path> SharedTestdata() {
 }
 
 std::optional<std::filesystem::path> SharedV6TinySet() {
-  std::filesystem::path dir;
+  namespace fs = std::filesystem;
+  fs::path shared;
   if (const char* env = std::getenv("OCR_SHARED_MODELS"); env != nullptr && *env != '\0') {
-    dir = env;
+    shared = env;
   } else {
-    dir = SourceDir().parent_path() / "shared" / "models";
+    shared = SourceDir().parent_path() / "shared" / "models";
   }
-  dir /= "ppocrv6-tiny";
-  if (std::filesystem::is_regular_file(dir / "det" / "det.onnx") &&
-      std::filesystem::is_regular_file(dir / "rec" / "rec.onnx"))
-    return dir;
-  return std::nullopt;
+  shared /= "ppocrv6-tiny";
+  if (!fs::is_regular_file(shared / "det" / "det.onnx") ||
+      !fs::is_regular_file(shared / "rec" / "rec.onnx"))
+    return std::nullopt;
+  // The folder as a user lays it out: ../shared's det, rec and dictionary, v4's classifier beside
+  // them (PP-OCRv6 has no tiny one), each linked, in a folder of this test process.
+  const fs::path dir =
+      fs::path(::testing::TempDir()) / ("ppocrv6-tiny-" + std::to_string(::getpid()));
+  if (!fs::exists(dir / "cls" / "cls.onnx")) {
+    fs::remove_all(dir);
+    for (const char* sub : {"det", "rec", "cls"})
+      fs::create_directories(dir / sub);
+    fs::create_symlink(shared / "det" / "det.onnx", dir / "det" / "det.onnx");
+    fs::create_symlink(shared / "rec" / "rec.onnx", dir / "rec" / "rec.onnx");
+    fs::create_symlink(shared / "ppocrv6_tiny_dict.txt", dir / "ppocrv6_tiny_dict.txt");
+    fs::create_symlink(DefaultModelDir() / "cls" / "cls.onnx", dir / "cls" / "cls.onnx");
+  }
+  return dir;
 }
 
 std::string ReadFileOrDie(const std::filesystem::path& path) {

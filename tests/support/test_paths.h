@@ -26,8 +26,9 @@ std::filesystem::path DefaultModelDir();
 // ../shared/testdata if present (override with OCR_SHARED_TESTDATA), else nullopt.
 std::optional<std::filesystem::path> SharedTestdata();
 
-// ../shared/models/ppocrv6-tiny (its det, rec and dictionary; no classifier) if present (override
-// the models folder with OCR_SHARED_MODELS), else nullopt. Never copied into the repository.
+// A PP-OCRv6 tiny set laid out in the test's temp folder: ../shared/models/ppocrv6-tiny's det, rec
+// and dictionary (override that models folder with OCR_SHARED_MODELS) with the default set's
+// classifier, each linked, never copied; nullopt when ../shared has no v6 tiny set.
 std::optional<std::filesystem::path> SharedV6TinySet();
 
 std::string ReadFileOrDie(const std::filesystem::path& path);
