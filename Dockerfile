@@ -4,7 +4,8 @@
 #
 # Builder: the project's own scripts, exactly as CI runs them (bootstrap picks the ONNX Runtime
 # library for amd64 or arm64; the release build makes the int8 set with scripts/quantize-models). Runtime: debian:bookworm-slim with only the shared libraries the
-# binary needs, the ONNX Runtime library, the default models and a tiny health checker.
+# binary needs (libcurl among them, for `onnxocr models pull`, with the CA certificates), the ONNX
+# Runtime library, the default models and a tiny health checker.
 # No heredocs (`RUN <<EOF`): podman 4.3 does not support them.
 
 FROM debian:bookworm-slim AS builder
@@ -52,7 +53,7 @@ RUN mkdir -p /tmp/no-mesa/DEBIAN \
     && dpkg -i /tmp/no-mesa.deb \
     && apt-get update \
     && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-       $(cat /tmp/runtime-packages) \
+       $(cat /tmp/runtime-packages) ca-certificates \
     && rm -rf /var/lib/apt/lists/* /var/cache/apt/* /var/log/apt /var/log/dpkg.log \
        /tmp/runtime-packages /tmp/no-mesa /tmp/no-mesa.deb \
     && if dpkg-query -W libgl1-mesa-dri >/dev/null 2>&1; then echo "Mesa came in" >&2; exit 1; fi \
@@ -65,11 +66,17 @@ COPY --from=builder /src/third_party/onnxruntime/lib/libonnxruntime.so.1 /usr/lo
 COPY --from=builder /src/models/ppocrv4 /models/ppocrv4
 COPY --from=builder /src/models/ppocrv4-int8 /models/ppocrv4-int8
 COPY --from=builder /out/onnxocr-healthcheck /src/build/release/onnxocr /usr/local/bin/
-# Fail the build if any library is missing, and prove the binary starts.
+COPY docker/entrypoint.sh /usr/local/bin/onnxocr-entrypoint
+# Fail the build if any library is missing, and prove the binary starts. /models itself (not the
+# sets in it) belongs to the server's user, so `onnxocr models pull` (ONNXOCR_PULL) can install
+# sets beside the default ones when /models is a volume.
 RUN ldconfig \
     && if ldd /usr/local/bin/onnxocr | grep 'not found'; then exit 1; fi \
     && ldd /usr/local/bin/onnxocr | grep libonnxruntime \
-    && /usr/local/bin/onnxocr serve --help >/dev/null
+    && /usr/local/bin/onnxocr serve --help >/dev/null \
+    && /usr/local/bin/onnxocr models list >/dev/null \
+    && chmod 0755 /usr/local/bin/onnxocr-entrypoint \
+    && chown 10001:10001 /models
 
 USER 10001:10001
 WORKDIR /tmp
@@ -80,11 +87,15 @@ ENV ONNXOCR_HOST=0.0.0.0 \
     ONNXOCR_DATA_DIR=/var/lib/onnxocr
 # Jobs (their database and uploads) live here and survive a restart of the container when it is
 # a volume: `docker run -v onnxocr-data:/var/lib/onnxocr ...` (docs/DEPLOYMENT.md, "Jobs").
+# Model sets from the catalog: ONNXOCR_PULL=ppocrv6-tiny pulls them into /models at start, which
+# must then be a volume (docs/DEPLOYMENT.md, "Model sets from the catalog").
 VOLUME /var/lib/onnxocr
 EXPOSE 5005
 # The server drains in-flight requests on SIGTERM for up to 30 s: give `docker stop` -t 35.
 STOPSIGNAL SIGTERM
 HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
     CMD ["/usr/local/bin/onnxocr-healthcheck"]
-ENTRYPOINT ["/usr/local/bin/onnxocr"]
+# onnxocr itself, exec'd by a small script that first pulls the sets ONNXOCR_PULL names, if any
+# (docker/entrypoint.sh); `docker run onnxocr run ...` and every other subcommand work as before.
+ENTRYPOINT ["/usr/local/bin/onnxocr-entrypoint"]
 CMD ["serve"]

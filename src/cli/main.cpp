@@ -8,6 +8,7 @@
 #include "cli/calibrate_command.h"
 #include "cli/exit_codes.h"
 #include "cli/jobs_command.h"
+#include "cli/models_command.h"
 #include "cli/run_command.h"
 #include "cli/serve_command.h"
 #include "engine/ort_model.h"
@@ -35,6 +36,8 @@ int Main(int argc, char** argv) {
   CLI::App* calibrate = ocr::cli::AddCalibrateCommand(app, calibrate_options);
   ocr::cli::JobsOptions jobs_options;
   CLI::App* jobs = ocr::cli::AddJobsCommand(app, jobs_options);
+  ocr::cli::ModelsOptions models_options;
+  CLI::App* models = ocr::cli::AddModelsCommand(app, models_options);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -51,6 +54,8 @@ int Main(int argc, char** argv) {
     return ocr::cli::Calibrate(calibrate_options);
   if (jobs->parsed())
     return ocr::cli::Jobs(jobs_options);
+  if (models->parsed())
+    return ocr::cli::Models(models_options);
   return ocr::cli::kExitUsage;
 }
 

@@ -11,7 +11,35 @@ std::filesystem::path ExecutableDir() {
   return ec ? std::filesystem::path() : exe.parent_path();
 }
 
+std::vector<std::filesystem::path> ModelsDirCandidates() {
+  return {
+      ExecutableDir() / ".." / ".." / "models",  // build/release/onnxocr in a checkout
+      std::filesystem::current_path() / "models",
+      "/models",
+  };
+}
+
 }  // namespace
+
+std::filesystem::path DefaultModelsDir() {
+  const std::vector<std::filesystem::path> candidates = ModelsDirCandidates();
+  // The kernel resolves "build/release/../.." (through any symlink); so does the name returned.
+  const auto resolved = [](const std::filesystem::path& dir) {
+    std::error_code ec;
+    std::filesystem::path real = std::filesystem::weakly_canonical(dir, ec);
+    return ec ? dir : real;
+  };
+  for (const auto& c : candidates) {
+    if (!DefaultSetsIn(c).empty())
+      return resolved(c);
+  }
+  std::error_code ec;
+  for (const auto& c : candidates) {
+    if (std::filesystem::is_directory(c, ec))
+      return resolved(c);
+  }
+  return candidates[1];
+}
 
 std::vector<ModelSpec> DefaultSetsIn(const std::filesystem::path& models_dir) {
   std::error_code ec;
@@ -68,17 +96,9 @@ Result<std::vector<ModelSpec>> ResolveModelSpecs(const std::vector<std::string>&
   if (!specs.empty())
     return specs;
 
-  const std::filesystem::path exe_dir = ExecutableDir();
-  const std::vector<std::filesystem::path> candidates = {
-      exe_dir / ".." / ".." / "models",  // build/release/onnxocr in a checkout
-      std::filesystem::current_path() / "models",
-      "/models",
-  };
-  for (const auto& c : candidates) {
-    std::vector<ModelSpec> found = DefaultSetsIn(c);
-    if (!found.empty())
-      return found;
-  }
+  std::vector<ModelSpec> found = DefaultSetsIn(DefaultModelsDir());
+  if (!found.empty())
+    return found;
   return Status(StatusCode::kModelLoadFailed,
                 "no model set given and models/ppocrv4 not found: run scripts/bootstrap or pass "
                 "--models NAME=DIR");

@@ -23,6 +23,12 @@ Result<ModelSpec> ParseModelSpec(const std::string& text);
 // /models (the container image).
 Result<std::vector<ModelSpec>> ResolveModelSpecs(const std::vector<std::string>& flags);
 
+// The models folder: the first of models/ beside the binary's source tree (build/<preset>/onnxocr
+// in a checkout), models/ in the working directory and /models (the container image) that holds
+// the default sets; else the first of them that exists; else models/ in the working directory.
+// Where ResolveModelSpecs finds the default sets, and where `onnxocr models` installs sets.
+std::filesystem::path DefaultModelsDir();
+
 // The fp32 set and its int8 copy, by the names the default sets take.
 inline constexpr const char* kFp32SetName = "ppocrv4";
 inline constexpr const char* kInt8SetName = "ppocrv4-int8";
