@@ -2,6 +2,10 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+
+#include "pipeline/model_manifest.h"
+
 namespace ocr::cli {
 namespace {
 
@@ -54,6 +58,22 @@ std::vector<ModelSpec> DefaultSetsIn(const std::filesystem::path& models_dir) {
     specs.push_back({kInt8SetName, int8.lexically_normal()});
   }
   specs.push_back({kFp32SetName, (models_dir / kFp32SetName).lexically_normal()});
+  // Then every other set a manifest names the family of (`onnxocr models pull` writes one), by
+  // name, so a pulled set is served without listing every set with --models.
+  std::vector<ModelSpec> pulled;
+  for (const auto& entry : std::filesystem::directory_iterator(models_dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (!entry.is_directory(ec) || name.starts_with('.') || name == kFp32SetName ||
+        name == kInt8SetName)
+      continue;
+    const Result<std::optional<pipeline::ModelManifest>> manifest =
+        pipeline::ReadManifest(entry.path());
+    if (manifest.ok() && *manifest && (*manifest)->family)
+      pulled.push_back({name, entry.path().lexically_normal()});
+  }
+  std::sort(pulled.begin(), pulled.end(),
+            [](const ModelSpec& a, const ModelSpec& b) { return a.name < b.name; });
+  specs.insert(specs.end(), pulled.begin(), pulled.end());
   return specs;
 }
 

@@ -35,7 +35,9 @@ inline constexpr const char* kInt8SetName = "ppocrv4-int8";
 
 // The default sets in `models_dir`: "ppocrv4-int8" first (the default) when
 // models_dir/ppocrv4-int8 has its det and rec models (made by scripts/quantize-models), then
-// "ppocrv4" (fp32), the default when there is no int8 set. Empty when there is no ppocrv4.
+// "ppocrv4" (fp32), the default when there is no int8 set, then each other folder whose
+// manifest.json names a family (the sets `onnxocr models pull` installs), by name. Empty when
+// there is no ppocrv4.
 std::vector<ModelSpec> DefaultSetsIn(const std::filesystem::path& models_dir);
 
 // The set --reference reads with when no --model names one: the reference pipeline's own fp32

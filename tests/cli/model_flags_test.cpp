@@ -61,5 +61,26 @@ TEST(ModelFlagsTest, Int8SetIsTheDefaultWhenCompleteAndReferenceReadsFp32) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(ModelFlagsTest, SetsWhoseManifestNamesAFamilyAreServedAfterTheDefaultsByName) {
+  const auto dir = std::filesystem::path(::testing::TempDir()) / "model_flags_pulled_sets";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir / "ppocrv4");
+  for (const char* name : {"ppocrv6-tiny", "a-mixed", ".ppocrv6-small.partial"}) {
+    std::filesystem::create_directories(dir / name);
+    std::ofstream(dir / name / "manifest.json") << R"({"family": "ppocrv6"})";
+  }
+  // A folder without a manifest, or whose manifest names no family, is no pulled set.
+  std::filesystem::create_directories(dir / "scratch");
+  std::filesystem::create_directories(dir / "notes");
+  std::ofstream(dir / "notes" / "manifest.json") << R"({"made_by": "hand"})";
+  const auto specs = DefaultSetsIn(dir);
+  ASSERT_EQ(specs.size(), 3U);
+  EXPECT_EQ(specs[0].name, "ppocrv4");
+  EXPECT_EQ(specs[1].name, "a-mixed");
+  EXPECT_EQ(specs[2].name, "ppocrv6-tiny");
+  EXPECT_EQ(specs[2].dir, (dir / "ppocrv6-tiny").lexically_normal());
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace ocr::cli
