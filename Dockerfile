@@ -82,7 +82,6 @@ USER 10001:10001
 WORKDIR /tmp
 ENV ONNXOCR_HOST=0.0.0.0 \
     ONNXOCR_PORT=5005 \
-    ONNXOCR_MODELS=ppocrv4-int8=/models/ppocrv4-int8,ppocrv4=/models/ppocrv4 \
     ONNXOCR_LOG_FORMAT=json \
     ONNXOCR_DATA_DIR=/var/lib/onnxocr
 # Jobs (their database and uploads) live here and survive a restart of the container when it is
